@@ -1,0 +1,84 @@
+package io.latelake.bronze;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigValue;
+import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.config.Settings;
+import io.latelake.core.event.EventSchema;
+import io.latelake.core.streaming.TriggerSpec;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Typed, validated view of {@code lake.bronze} and {@code lake.event}.
+ *
+ * @param source {@code files} or {@code kafka}
+ * @param trigger the stream's trigger
+ * @param event the event schema
+ * @param filesPath landing folder (files source)
+ * @param enqueuedTimeField payload field of the enqueued time, when
+ *     {@code lake.bronze.files.enqueued-time = payload-field}; empty for modification-time
+ * @param maxFilesPerTrigger files per micro-batch (files source)
+ * @param bootstrapServers Kafka broker addresses
+ * @param topics Kafka topics
+ * @param startingOffsets earliest or latest
+ * @param maxOffsetsPerTrigger records per micro-batch, 0 for no bound
+ * @param kafkaProperties extra consumer properties (without the {@code kafka.} prefix)
+ */
+public record BronzeConfig(
+    String source,
+    TriggerSpec trigger,
+    EventSchema event,
+    String filesPath,
+    Optional<String> enqueuedTimeField,
+    int maxFilesPerTrigger,
+    String bootstrapServers,
+    List<String> topics,
+    String startingOffsets,
+    long maxOffsetsPerTrigger,
+    Map<String, String> kafkaProperties) {
+
+  /**
+   * @param root the effective config
+   * @return the validated bronze config
+   * @throws LakeConfigException naming the first bad key and value
+   */
+  public static BronzeConfig fromConfig(Config root) {
+    EventSchema event = EventSchema.fromConfig(root);
+    Settings b = Settings.of(root).sub("lake.bronze");
+    String source = b.oneOf("source", Set.of("files", "kafka"));
+    TriggerSpec trigger = TriggerSpec.fromConfig(b);
+    Settings f = b.sub("files");
+    String mode = f.oneOf("enqueued-time", Set.of("payload-field", "modification-time"));
+    Optional<String> enqField = mode.equals("payload-field")
+        ? Optional.of(f.string("enqueued-time-field")) : Optional.empty();
+    if (enqField.isPresent() && (enqField.get().equals(event.idField())
+        || enqField.get().equals(event.timeField()))) {
+      throw LakeConfigException.invalid(f.key("enqueued-time-field"), enqField.get(),
+          "must differ from the event id and event time fields");
+    }
+    Settings k = b.sub("kafka");
+    Map<String, String> props = new LinkedHashMap<>();
+    for (Map.Entry<String, ConfigValue> e : k.raw().getConfig("properties").entrySet()) {
+      props.put(e.getKey(), String.valueOf(e.getValue().unwrapped()));
+    }
+    List<String> topics = k.strings("topics");
+    if (source.equals("kafka") && topics.isEmpty()) {
+      throw LakeConfigException.invalid(k.key("topics"), topics, "name at least one topic");
+    }
+    return new BronzeConfig(source, trigger, event,
+        f.string("path"), enqField, f.intBetween("max-files-per-trigger", 1, 1_000_000),
+        k.string("bootstrap-servers"), topics,
+        k.oneOf("starting-offsets", Set.of("earliest", "latest")),
+        k.longBetween("max-offsets-per-trigger", 0, Long.MAX_VALUE), Map.copyOf(props));
+  }
+
+  /** @return the streaming query name, also the checkpoint folder name */
+  public String queryName() {
+    return "bronze_" + event.sourceName().toLowerCase(java.util.Locale.ROOT)
+        .replaceAll("[^a-z0-9_]", "_");
+  }
+}

@@ -1,0 +1,91 @@
+package io.latelake.gold;
+
+import io.delta.tables.DeltaTable;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * MERGE of one micro-batch of windowed aggregates into {@code gold.<metric>}, keyed on
+ * ({@code window_start}, group-by columns).
+ *
+ * <p>Idempotent twice over: the commit carries Delta's {@code txnAppId}/{@code txnVersion}
+ * (the query name and batch id), so a replayed batch is skipped; and a matched row is updated only
+ * when a measure changed, so re-applying the same values never touches {@code updated_at}.
+ */
+public final class GoldMerge {
+  private static final String TXN_APP_ID = "spark.databricks.delta.write.txnAppId";
+  private static final String TXN_VERSION = "spark.databricks.delta.write.txnVersion";
+
+  private GoldMerge() {}
+
+  /**
+   * Gold table schema: the aggregate's columns, then {@code updated_at} timestamp (last stream
+   * write) and {@code corrected_at} timestamp (null until a correction changes the row).
+   */
+  public static StructType tableSchema(StructType aggregate) {
+    StructType s = new StructType();
+    for (StructField f : aggregate.fields()) {
+      s = s.add(f.name(), f.dataType(), true);
+    }
+    return s.add("updated_at", DataTypes.TimestampType, true)
+        .add("corrected_at", DataTypes.TimestampType, true);
+  }
+
+  /**
+   * @param batch one micro-batch of {@link GoldTransforms#aggregate} rows (update mode: each key
+   *     at most once)
+   * @param batchId the micro-batch id
+   * @param path the gold table
+   * @param metric the metric
+   */
+  public static void merge(Dataset<Row> batch, long batchId, String path, MetricSpec metric) {
+    SparkSession s = batch.sparkSession();
+    s.conf().set(TXN_APP_ID, "latelake-" + metric.queryName());
+    s.conf().set(TXN_VERSION, Long.toString(batchId));
+    try {
+      String on = keyCondition(metric);
+      String changed = metric.measureNames().stream()
+          .map(m -> "t.`" + m + "` <=> s.`" + m + "`")
+          .collect(Collectors.joining(" AND ", "NOT (", ")"));
+      Map<String, String> update = new LinkedHashMap<>();
+      update.put("window_end", "s.window_end");
+      for (String m : metric.measureNames()) {
+        update.put("`" + m + "`", "s.`" + m + "`");
+      }
+      update.put("updated_at", "current_timestamp()");
+      Map<String, String> insert = new LinkedHashMap<>();
+      insert.put("window_start", "s.window_start");
+      for (String g : metric.groupBy()) {
+        insert.put("`" + g + "`", "s.`" + g + "`");
+      }
+      insert.putAll(update);
+      insert.put("corrected_at", "CAST(NULL AS TIMESTAMP)");
+      DeltaTable.forPath(s, path).as("t")
+          .merge(batch.as("s"), on)
+          .whenMatched(changed).updateExpr(update)
+          .whenNotMatched().insertExpr(insert)
+          .execute();
+    } finally {
+      s.conf().unset(TXN_APP_ID);
+      s.conf().unset(TXN_VERSION);
+    }
+  }
+
+  /** @return the MERGE key condition: window_start and each group-by column, null-safe */
+  public static String keyCondition(MetricSpec metric) {
+    List<String> parts = new java.util.ArrayList<>();
+    parts.add("t.window_start = s.window_start");
+    for (String g : metric.groupBy()) {
+      parts.add("t.`" + g + "` <=> s.`" + g + "`");
+    }
+    return String.join(" AND ", parts);
+  }
+}

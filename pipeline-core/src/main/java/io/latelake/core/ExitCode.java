@@ -1,0 +1,29 @@
+package io.latelake.core;
+
+/**
+ * Process exit codes of every latelake entry point, for schedulers (cron, Airflow).
+ *
+ * <ul>
+ *   <li>{@code 0} — the job finished.</li>
+ *   <li>{@code 1} — runtime failure (Spark, storage, broker).</li>
+ *   <li>{@code 2} — bad usage or configuration; nothing was read or written.</li>
+ *   <li>{@code 3} — an audit or alert found differences beyond tolerance.</li>
+ * </ul>
+ */
+public enum ExitCode {
+  OK(0),
+  RUNTIME_FAILURE(1),
+  USAGE(2),
+  AUDIT_DIFFERENCES(3);
+
+  private final int code;
+
+  ExitCode(int code) {
+    this.code = code;
+  }
+
+  /** @return the numeric process exit code */
+  public int code() {
+    return code;
+  }
+}

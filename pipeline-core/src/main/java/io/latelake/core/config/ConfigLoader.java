@@ -1,0 +1,176 @@
+package io.latelake.core.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigRenderOptions;
+import com.typesafe.config.ConfigValue;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Loads the effective configuration: defaults ({@code conf/application.conf}, shipped in the jar)
+ * &lt; a config file &lt; {@code key=value} overrides. Environment variables take part through
+ * {@code ${?VAR}} substitutions in the files. Unknown keys under {@code lake.} are rejected.
+ *
+ * <p>Throws {@link LakeConfigException} for a missing or unparseable file, a malformed override
+ * and an unknown key, always naming the key or file.
+ */
+public final class ConfigLoader {
+  private static final Logger LOG = LoggerFactory.getLogger(ConfigLoader.class);
+  private static final String DEFAULTS_RESOURCE = "io/latelake/application.conf";
+  /** Subtrees whose keys are user-chosen names, validated by their own typed config. */
+  private static final List<String> OPEN_SUBTREES =
+      List.of("lake.gold.metrics", "lake.bronze.kafka.properties");
+
+  private static final Pattern SECRET =
+      Pattern.compile("(?i).*(password|secret|token|sasl\\.jaas|credential|key\\.pem|access-key).*");
+
+  private ConfigLoader() {}
+
+  /** @return the shipped defaults, unresolved */
+  public static Config defaults() {
+    Config defaults =
+        ConfigFactory.parseResources(
+            ConfigLoader.class.getClassLoader(),
+            DEFAULTS_RESOURCE,
+            ConfigParseOptions.defaults().setAllowMissing(false));
+    return defaults;
+  }
+
+  /**
+   * Loads and checks the effective configuration.
+   *
+   * @param file optional HOCON file ({@code --config})
+   * @param overrides {@code key=value} strings ({@code --set}), later ones win
+   * @return the resolved config (whole tree; read {@code lake.*})
+   * @throws LakeConfigException on a missing file, a parse error, a bad override or unknown key
+   */
+  public static Config load(Optional<Path> file, List<String> overrides) {
+    Config defaults = defaults();
+    Config fromFile = ConfigFactory.empty();
+    if (file.isPresent()) {
+      Path path = file.get();
+      if (!Files.isRegularFile(path)) {
+        throw new LakeConfigException(
+            "Cannot read config file '" + path + "': no such file (--config)");
+      }
+      try {
+        fromFile = ConfigFactory.parseFile(path.toFile(),
+            ConfigParseOptions.defaults().setAllowMissing(false));
+      } catch (ConfigException e) {
+        throw new LakeConfigException("Cannot parse config file '" + path + "': " + e.getMessage(), e);
+      }
+    }
+    Config fromOverrides = ConfigFactory.empty();
+    for (String override : overrides) {
+      int eq = override.indexOf('=');
+      if (eq <= 0) {
+        throw new LakeConfigException(
+            "Invalid override '" + override + "' for --set: expected key=value, e.g. "
+                + "lake.silver.watermark-delay=\"5 minutes\"");
+      }
+      String key = override.substring(0, eq).trim();
+      try {
+        Config one = ConfigFactory.parseString(key + " = " + override.substring(eq + 1),
+            ConfigParseOptions.defaults().setOriginDescription("--set " + key));
+        fromOverrides = one.withFallback(fromOverrides);
+      } catch (ConfigException e) {
+        throw new LakeConfigException(
+            "Invalid override '" + override + "' for --set: " + e.getMessage(), e);
+      }
+    }
+    Config merged;
+    try {
+      merged = fromOverrides.withFallback(fromFile).withFallback(defaults).resolve();
+    } catch (ConfigException e) {
+      throw new LakeConfigException("Cannot resolve configuration: " + e.getMessage(), e);
+    }
+    rejectUnknownKeys(merged, defaults.resolve());
+    return merged;
+  }
+
+  private static void rejectUnknownKeys(Config merged, Config defaults) {
+    if (!merged.hasPath("lake")) {
+      return;
+    }
+    List<String> known = new ArrayList<>();
+    for (Map.Entry<String, ConfigValue> e : defaults.getConfig("lake").entrySet()) {
+      known.add("lake." + e.getKey());
+    }
+    for (Map.Entry<String, ConfigValue> e : merged.getConfig("lake").entrySet()) {
+      String key = "lake." + e.getKey();
+      if (OPEN_SUBTREES.stream().anyMatch(p -> key.startsWith(p + "."))) {
+        continue;
+      }
+      if (!defaults.hasPathOrNull(key)) {
+        String hint = closest(key, known).map(k -> "; did you mean '" + k + "'?").orElse("");
+        throw new LakeConfigException("Unknown key '" + key + "' (set in "
+            + e.getValue().origin().description() + ")" + hint);
+      }
+    }
+  }
+
+  private static Optional<String> closest(String key, List<String> known) {
+    return known.stream()
+        .min(Comparator.comparingInt(k -> distance(k, key)))
+        .filter(k -> distance(k, key) <= Math.max(3, key.length() / 4));
+  }
+
+  /** Levenshtein distance. */
+  private static int distance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
+  }
+
+  /**
+   * Renders the {@code lake} subtree as sorted {@code key = value} lines with secrets masked.
+   *
+   * @param config the effective config
+   * @return one line per key, sorted
+   */
+  public static String describe(Config config) {
+    Map<String, String> sorted = new TreeMap<>();
+    Set<Map.Entry<String, ConfigValue>> entries = config.getConfig("lake").entrySet();
+    for (Map.Entry<String, ConfigValue> e : entries) {
+      String key = "lake." + e.getKey();
+      String value = SECRET.matcher(key).matches()
+          ? "******"
+          : e.getValue().render(ConfigRenderOptions.concise());
+      sorted.put(key, value);
+    }
+    StringBuilder sb = new StringBuilder();
+    sorted.forEach((k, v) -> sb.append("  ").append(k).append(" = ").append(v).append('\n'));
+    return sb.toString();
+  }
+
+  /** Logs the effective config once, sorted, secrets masked. */
+  public static void logEffective(Config config) {
+    LOG.info("Effective configuration:\n{}", describe(config));
+  }
+}

@@ -1,0 +1,176 @@
+package io.latelake.core.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigValueType;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Typed, validated reads of single keys. Every method throws {@link LakeConfigException} naming
+ * the key and the value when the value is missing or of the wrong shape.
+ */
+public final class Settings {
+  private final Config config;
+  private final String prefix;
+
+  /**
+   * @param config a resolved config
+   * @param prefix the full path of {@code config} inside the effective config (for messages)
+   */
+  public Settings(Config config, String prefix) {
+    this.config = config;
+    this.prefix = prefix;
+  }
+
+  /** @return settings of the whole effective config */
+  public static Settings of(Config root) {
+    return new Settings(root, "");
+  }
+
+  public String key(String path) {
+    return prefix.isEmpty() ? path : prefix + "." + path;
+  }
+
+  public Settings sub(String path) {
+    require(path);
+    try {
+      return new Settings(config.getConfig(path), key(path));
+    } catch (ConfigException.WrongType e) {
+      throw LakeConfigException.invalid(key(path), raw(path), "expected an object { ... }");
+    }
+  }
+
+  public boolean has(String path) {
+    return config.hasPath(path);
+  }
+
+  public Config raw() {
+    return config;
+  }
+
+  private void require(String path) {
+    if (!config.hasPath(path)) {
+      throw new LakeConfigException("Missing required key '" + key(path) + "'");
+    }
+  }
+
+  private String raw(String path) {
+    try {
+      return config.getValue(path).unwrapped().toString();
+    } catch (ConfigException e) {
+      return "<missing>";
+    }
+  }
+
+  /** A non-blank string. */
+  public String string(String path) {
+    require(path);
+    if (config.getValue(path).valueType() == ConfigValueType.OBJECT
+        || config.getValue(path).valueType() == ConfigValueType.LIST) {
+      throw LakeConfigException.invalid(key(path), raw(path), "expected a string");
+    }
+    String v = config.getString(path).trim();
+    if (v.isEmpty()) {
+      throw LakeConfigException.invalid(key(path), v, "must not be empty");
+    }
+    return v;
+  }
+
+  /** A string that may be empty. */
+  public String optionalString(String path) {
+    return config.hasPath(path) ? config.getString(path).trim() : "";
+  }
+
+  /** A string from a fixed set, case-insensitive; returned lower-case. */
+  public String oneOf(String path, Set<String> allowed) {
+    String v = string(path).toLowerCase(Locale.ROOT);
+    if (!allowed.contains(v)) {
+      throw LakeConfigException.invalid(key(path), config.getString(path),
+          "expected one of " + allowed.stream().sorted().toList());
+    }
+    return v;
+  }
+
+  /** A positive HOCON duration ("10 minutes"). */
+  public Duration positiveDuration(String path) {
+    Duration d = duration(path);
+    if (d.isZero() || d.isNegative()) {
+      throw LakeConfigException.invalid(key(path), raw(path), "must be a positive duration");
+    }
+    return d;
+  }
+
+  /** A non-negative HOCON duration. */
+  public Duration duration(String path) {
+    require(path);
+    try {
+      Duration d = config.getDuration(path);
+      if (d.isNegative()) {
+        throw LakeConfigException.invalid(key(path), raw(path), "must not be negative");
+      }
+      return d;
+    } catch (ConfigException.BadValue | ConfigException.WrongType e) {
+      throw LakeConfigException.invalid(key(path), raw(path),
+          "expected a duration such as '10 minutes', '30 s' or '250 ms'");
+    }
+  }
+
+  /** A whole number within [min, max]. */
+  public int intBetween(String path, int min, int max) {
+    require(path);
+    try {
+      int v = config.getInt(path);
+      if (v < min || v > max) {
+        throw LakeConfigException.invalid(key(path), v,
+            "must be between " + min + " and " + max);
+      }
+      return v;
+    } catch (ConfigException.WrongType e) {
+      throw LakeConfigException.invalid(key(path), raw(path), "expected a whole number");
+    }
+  }
+
+  /** A long within [min, max]. */
+  public long longBetween(String path, long min, long max) {
+    require(path);
+    try {
+      long v = config.getLong(path);
+      if (v < min || v > max) {
+        throw LakeConfigException.invalid(key(path), v,
+            "must be between " + min + " and " + max);
+      }
+      return v;
+    } catch (ConfigException.WrongType e) {
+      throw LakeConfigException.invalid(key(path), raw(path), "expected a whole number");
+    }
+  }
+
+  /** A list of non-blank strings. */
+  public List<String> strings(String path) {
+    require(path);
+    try {
+      List<String> v = config.getStringList(path);
+      for (String s : v) {
+        if (s.isBlank()) {
+          throw LakeConfigException.invalid(key(path), v, "entries must not be empty");
+        }
+      }
+      return List.copyOf(v);
+    } catch (ConfigException.WrongType e) {
+      throw LakeConfigException.invalid(key(path), raw(path), "expected a list of strings");
+    }
+  }
+
+  /** A list of objects. */
+  public List<? extends Config> objects(String path) {
+    require(path);
+    try {
+      return config.getConfigList(path);
+    } catch (ConfigException.WrongType e) {
+      throw LakeConfigException.invalid(key(path), raw(path), "expected a list of objects");
+    }
+  }
+}

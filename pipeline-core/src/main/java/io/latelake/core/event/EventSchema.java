@@ -1,0 +1,102 @@
+package io.latelake.core.event;
+
+import com.typesafe.config.Config;
+import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.config.Settings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Typed view of {@code lake.event}: which payload field is the event id, which is the event time
+ * and how it is written, which further fields become columns, and the future-skew tolerance.
+ *
+ * @param sourceName bronze {@code source} for inputs without a topic
+ * @param idField payload field of the event id
+ * @param timeField payload field of the event time
+ * @param timeFormat how the event time is written
+ * @param fields further fields parsed into columns
+ * @param futureSkewTolerance how far event time may run ahead of enqueued time
+ */
+public record EventSchema(
+    String sourceName,
+    String idField,
+    String timeField,
+    TimeFormat timeFormat,
+    List<FieldSpec> fields,
+    Duration futureSkewTolerance) {
+
+  /** Column names latelake's tables use itself; a payload field must not take one of them. */
+  public static final Set<String> RESERVED = Set.of(
+      "event_id", "event_time", "enqueued_time", "timestamp_type", "ingested_at", "ingest_date",
+      "source", "kafka_partition", "kafka_offset", "source_file", "payload", "error",
+      "error_detail", "lateness_s", "window_start", "window_end", "updated_at", "corrected_at");
+
+  private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+  /**
+   * Reads and validates {@code lake.event}.
+   *
+   * @throws LakeConfigException naming the key and value of the first problem
+   */
+  public static EventSchema fromConfig(Config root) {
+    Settings s = Settings.of(root).sub("lake.event");
+    String idField = identifier(s, "id-field", s.string("id-field"));
+    String timeField = identifier(s, "time-field", s.string("time-field"));
+    if (idField.equals(timeField)) {
+      throw LakeConfigException.invalid(s.key("time-field"), timeField,
+          "must differ from lake.event.id-field");
+    }
+    String formatName = s.string("time-format");
+    TimeFormat format = TimeFormat.parse(formatName).orElseThrow(() ->
+        LakeConfigException.invalid(s.key("time-format"), formatName,
+            "expected one of iso-8601, epoch-seconds, epoch-millis, auto"));
+    List<FieldSpec> fields = new ArrayList<>();
+    Set<String> seen = new HashSet<>(Set.of(idField, timeField));
+    List<? extends Config> list = s.objects("fields");
+    for (int i = 0; i < list.size(); i++) {
+      Settings f = new Settings(list.get(i), s.key("fields") + "[" + i + "]");
+      for (String k : list.get(i).root().keySet()) {
+        if (!k.equals("name") && !k.equals("type")) {
+          throw new LakeConfigException("Unknown key '" + f.key(k) + "': a field has only name and type");
+        }
+      }
+      String name = identifier(f, "name", f.string("name"));
+      if (RESERVED.contains(name)) {
+        throw LakeConfigException.invalid(f.key("name"), name,
+            "is a column latelake writes itself; reserved names are " + RESERVED.stream().sorted().toList());
+      }
+      if (!seen.add(name)) {
+        throw LakeConfigException.invalid(f.key("name"), name, "is declared twice");
+      }
+      String typeName = f.string("type");
+      FieldType type = FieldType.parse(typeName).orElseThrow(() ->
+          LakeConfigException.invalid(f.key("type"), typeName,
+              "expected one of string, long, double, boolean, timestamp"));
+      fields.add(new FieldSpec(name, type));
+    }
+    return new EventSchema(s.string("source-name"), idField, timeField, format,
+        List.copyOf(fields), s.duration("future-skew-tolerance"));
+  }
+
+  private static String identifier(Settings s, String key, String value) {
+    if (!IDENTIFIER.matcher(value).matches()) {
+      throw LakeConfigException.invalid(s.key(key), value,
+          "must be a plain identifier (letters, digits, underscore)");
+    }
+    return value;
+  }
+
+  /** @return names of the parsed extra fields, in configured order */
+  public List<String> fieldNames() {
+    return fields.stream().map(FieldSpec::name).toList();
+  }
+
+  /** @return the declared type of a field, if the field is configured */
+  public java.util.Optional<FieldType> typeOf(String name) {
+    return fields.stream().filter(f -> f.name().equals(name)).map(FieldSpec::type).findFirst();
+  }
+}

@@ -1,0 +1,49 @@
+package io.latelake.core.streaming;
+
+import io.latelake.core.ExitCode;
+import io.latelake.core.LatelakeException;
+import java.io.IOException;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Refuses to start a stream whose output table already has data but whose checkpoint is gone:
+ * that would silently reprocess the whole input from scratch.
+ */
+public final class CheckpointGuard {
+  private CheckpointGuard() {}
+
+  /**
+   * @param spark session (for the Hadoop configuration)
+   * @param queryName the stream's query name
+   * @param tablePath the stream's output table
+   * @param checkpointPath the stream's checkpoint folder
+   * @throws LatelakeException (exit code 2) when the table has commits and the checkpoint has no
+   *     offsets
+   */
+  public static void requireCheckpointIfTableHasData(SparkSession spark, String queryName,
+      String tablePath, String checkpointPath) {
+    Configuration conf = spark.sparkContext().hadoopConfiguration();
+    try {
+      Path log = new Path(tablePath, "_delta_log");
+      Path offsets = new Path(checkpointPath, "offsets");
+      FileSystem fs = log.getFileSystem(conf);
+      boolean tableHasData = fs.exists(log) && fs.listStatus(log,
+          p -> p.getName().endsWith(".json") && !p.getName().equals("00000000000000000000.json"))
+          .length > 0;
+      boolean hasCheckpoint = offsets.getFileSystem(conf).exists(offsets)
+          && offsets.getFileSystem(conf).listStatus(offsets).length > 0;
+      if (tableHasData && !hasCheckpoint) {
+        throw new LatelakeException("Cannot start stream '" + queryName + "': table " + tablePath
+            + " has commits but checkpoint " + checkpointPath + " has none. Restarting from "
+            + "scratch would read the input again; restore the checkpoint, or delete the table "
+            + "and the checkpoint to rebuild on purpose.", ExitCode.USAGE);
+      }
+    } catch (IOException e) {
+      throw new LatelakeException("Cannot check checkpoint " + checkpointPath + ": "
+          + e.getMessage(), ExitCode.RUNTIME_FAILURE, e);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+package io.latelake.silver;
+
+import com.typesafe.config.Config;
+import io.latelake.core.config.Settings;
+import io.latelake.core.event.EventSchema;
+import io.latelake.core.streaming.TriggerSpec;
+import java.time.Duration;
+
+/**
+ * Typed, validated view of {@code lake.silver}.
+ *
+ * @param watermarkDelay watermark delay on event time
+ * @param trigger the stream's trigger
+ * @param event the event schema (for the field columns)
+ */
+public record SilverConfig(Duration watermarkDelay, TriggerSpec trigger, EventSchema event) {
+  /** The streaming query's name, also its checkpoint folder. */
+  public static final String QUERY_NAME = "silver_events";
+
+  /**
+   * @throws io.latelake.core.config.LakeConfigException naming the first bad key and value
+   */
+  public static SilverConfig fromConfig(Config root) {
+    Settings s = Settings.of(root).sub("lake.silver");
+    return new SilverConfig(s.positiveDuration("watermark-delay"), TriggerSpec.fromConfig(s),
+        EventSchema.fromConfig(root));
+  }
+}
