@@ -32,7 +32,7 @@ public final class ConfigLoader {
   private static final String DEFAULTS_RESOURCE = "io/latelake/application.conf";
   /** Subtrees whose keys are user-chosen names, validated by their own typed config. */
   private static final List<String> OPEN_SUBTREES =
-      List.of("lake.gold.metrics", "lake.bronze.kafka.properties");
+      List.of("lake.gold.metrics", "lake.bronze.kafka.properties", "lake.spark.conf");
 
   private static final Pattern SECRET =
       Pattern.compile("(?i).*(password|secret|token|sasl\\.jaas|credential|key\\.pem|access-key).*");

@@ -8,7 +8,7 @@ import org.apache.spark.sql.SparkSession;
  * Builds the SparkSession every job uses. It never sets a master or cluster sizing:
  * {@code spark-submit} (or the local launcher through {@code -Dspark.master}) decides. It adds
  * Delta Lake's SQL extension and catalog, UTC as session time zone, and the configured shuffle
- * partitions.
+ * partitions, then the settings under {@code lake.spark.conf}.
  */
 public final class SparkSessions {
   private SparkSessions() {}
@@ -20,7 +20,12 @@ public final class SparkSessions {
    */
   public static SparkSession create(String appName, Config config) {
     int partitions = Settings.of(config).intBetween("lake.spark.shuffle-partitions", 1, 100_000);
-    return SparkSession.builder()
+    SparkSession.Builder builder = SparkSession.builder();
+    for (var e : config.getConfig("lake.spark.conf").entrySet()) {
+      String key = e.getKey().replace("\"", "");
+      builder = builder.config(key, String.valueOf(e.getValue().unwrapped()));
+    }
+    return builder
         .appName(appName)
         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
         .config("spark.sql.catalog.spark_catalog",
