@@ -1,5 +1,6 @@
 package io.latelake.app;
 
+import io.latelake.core.metric.MetricSpec;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.sum;
 
@@ -14,7 +15,7 @@ import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.config.Settings;
 import io.latelake.core.spark.SparkSessions;
 import io.latelake.core.table.TableRegistry;
-import io.latelake.gold.MetricSpec;
+import io.latelake.core.metric.MetricSpec;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;

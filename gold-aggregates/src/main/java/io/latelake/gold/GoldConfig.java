@@ -1,20 +1,13 @@
 package io.latelake.gold;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigValueType;
-import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.config.Settings;
 import io.latelake.core.event.EventSchema;
-import io.latelake.core.event.FieldType;
+import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.metric.Metrics;
 import io.latelake.core.streaming.TriggerSpec;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
-import java.util.Optional;
-import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * Typed, validated view of {@code lake.gold}.
@@ -26,113 +19,14 @@ import java.util.regex.Pattern;
  */
 public record GoldConfig(Duration watermarkDelay, TriggerSpec trigger, List<MetricSpec> metrics,
     EventSchema event) {
-  private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]*");
-  private static final Set<String> METRIC_KEYS = Set.of("window", "group-by", "measures");
-  private static final long DAY_MS = Duration.ofDays(1).toMillis();
 
   /**
-   * @throws LakeConfigException naming the first bad key and value: no metric, a window that
-   *     does not divide a day, a group-by or measure column that is not a configured field, a
-   *     sum over a non-numeric field, an unknown function, a duplicate name
+   * @throws io.latelake.core.config.LakeConfigException naming the first bad key and value
+   *     (see {@link Metrics#fromConfig})
    */
   public static GoldConfig fromConfig(Config root) {
-    EventSchema event = EventSchema.fromConfig(root);
     Settings g = Settings.of(root).sub("lake.gold");
-    Settings metricsNode = g.sub("metrics");
-    Set<String> names = metricsNode.raw().root().keySet();
-    if (names.isEmpty()) {
-      throw new LakeConfigException("Cannot start gold stream: no metric configured "
-          + "(lake.gold.metrics is empty); declare one, e.g. lake.gold.metrics.page_views_5m "
-          + "{ window = 5 minutes, group-by = [page], measures = [{ name = views, function = count }] }");
-    }
-    List<MetricSpec> metrics = new ArrayList<>();
-    for (String name : names.stream().sorted().toList()) {
-      metrics.add(metric(metricsNode, name, event));
-    }
     return new GoldConfig(g.positiveDuration("watermark-delay"), TriggerSpec.fromConfig(g),
-        List.copyOf(metrics), event);
-  }
-
-  private static MetricSpec metric(Settings metrics, String name, EventSchema event) {
-    String key = metrics.key(name);
-    if (!NAME.matcher(name).matches()) {
-      throw LakeConfigException.invalid(key, name,
-          "a metric name must be lower-case letters, digits and underscores");
-    }
-    if (metrics.raw().getValue(name).valueType() != ConfigValueType.OBJECT) {
-      throw LakeConfigException.invalid(key, metrics.raw().getValue(name).unwrapped(),
-          "expected { window = ..., group-by = [...], measures = [...] }");
-    }
-    Settings m = metrics.sub(name);
-    for (String k : m.raw().root().keySet()) {
-      if (!METRIC_KEYS.contains(k)) {
-        throw new LakeConfigException("Unknown key '" + m.key(k) + "': a metric has "
-            + METRIC_KEYS.stream().sorted().toList());
-      }
-    }
-    Duration window = m.positiveDuration("window");
-    if (window.toMillis() < 1000 || DAY_MS % window.toMillis() != 0) {
-      throw new LakeConfigException("Cannot start gold stream: window '"
-          + m.raw().getValue("window").unwrapped() + "' does not divide a day ("
-          + m.key("window") + ")");
-    }
-    List<String> groupBy = m.strings("group-by");
-    Set<String> columns = new HashSet<>();
-    for (String c : groupBy) {
-      if (event.typeOf(c).isEmpty() && !c.equals("source")) {
-        throw LakeConfigException.invalid(m.key("group-by"), c,
-            "is not a configured event field (lake.event.fields): " + event.fieldNames());
-      }
-      if (!columns.add(c)) {
-        throw LakeConfigException.invalid(m.key("group-by"), c, "is listed twice");
-      }
-    }
-    List<Measure> measures = new ArrayList<>();
-    List<? extends Config> list = m.objects("measures");
-    if (list.isEmpty()) {
-      throw LakeConfigException.invalid(m.key("measures"), "[]", "declare at least one measure");
-    }
-    for (int i = 0; i < list.size(); i++) {
-      Settings ms = new Settings(list.get(i), m.key("measures") + "[" + i + "]");
-      for (String k : list.get(i).root().keySet()) {
-        if (!Set.of("name", "function", "column").contains(k)) {
-          throw new LakeConfigException("Unknown key '" + ms.key(k)
-              + "': a measure has name, function and column");
-        }
-      }
-      String mName = ms.string("name");
-      if (!NAME.matcher(mName).matches() || EventSchema.RESERVED.contains(mName)) {
-        throw LakeConfigException.invalid(ms.key("name"), mName,
-            "must be a lower-case identifier that is not a reserved column");
-      }
-      if (!columns.add(mName)) {
-        throw LakeConfigException.invalid(ms.key("name"), mName,
-            "clashes with another measure or group-by column");
-      }
-      String fnName = ms.oneOf("function", Set.of("count", "sum", "min", "max"));
-      Measure.Function fn = Measure.Function.valueOf(fnName.toUpperCase(Locale.ROOT));
-      Optional<String> column = Optional.empty();
-      if (fn == Measure.Function.COUNT) {
-        if (ms.has("column")) {
-          throw LakeConfigException.invalid(ms.key("column"), ms.optionalString("column"),
-              "count takes no column");
-        }
-      } else {
-        String c = ms.string("column");
-        Optional<FieldType> type = event.typeOf(c);
-        if (type.isEmpty()) {
-          throw LakeConfigException.invalid(ms.key("column"), c,
-              "is not a configured event field (lake.event.fields): " + event.fieldNames());
-        }
-        if (fn == Measure.Function.SUM && type.get() != FieldType.LONG
-            && type.get() != FieldType.DOUBLE) {
-          throw LakeConfigException.invalid(ms.key("column"), c,
-              "sum needs a long or double field, not " + type.get().configName());
-        }
-        column = Optional.of(c);
-      }
-      measures.add(new Measure(mName, fn, column));
-    }
-    return new MetricSpec(name, window, groupBy, List.copyOf(measures));
+        Metrics.fromConfig(root), EventSchema.fromConfig(root));
   }
 }

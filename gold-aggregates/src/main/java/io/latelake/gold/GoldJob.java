@@ -1,5 +1,7 @@
 package io.latelake.gold;
 
+import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.metric.MetricAggregation;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.streaming.CheckpointGuard;
 import io.latelake.core.streaming.StreamRunner;
@@ -50,7 +52,7 @@ public final class GoldJob {
     }
     List<StreamRunner.Start> starts = new ArrayList<>();
     for (MetricSpec metric : config.metrics()) {
-      Dataset<Row> agg = GoldTransforms.aggregate(
+      Dataset<Row> agg = MetricAggregation.aggregate(
           spark.readStream().format("delta").load(silver), metric, config.watermarkDelay());
       String path = tables.gold(metric.name());
       String checkpoint = tables.checkpoint(metric.queryName());

@@ -1,5 +1,6 @@
 package io.latelake.gold;
 
+import io.latelake.core.metric.MetricSpec;
 import io.delta.tables.DeltaTable;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,7 +41,7 @@ public final class GoldMerge {
   }
 
   /**
-   * @param batch one micro-batch of {@link GoldTransforms#aggregate} rows (update mode: each key
+   * @param batch one micro-batch of {@link io.latelake.core.metric.MetricAggregation#aggregate} rows (update mode: each key
    *     at most once)
    * @param batchId the micro-batch id
    * @param path the gold table

@@ -1,4 +1,4 @@
-package io.latelake.gold;
+package io.latelake.core.metric;
 
 import java.time.Duration;
 import java.util.List;
@@ -11,9 +11,10 @@ import java.util.List;
  * @param window window duration (divides a day)
  * @param groupBy group-by columns (configured event fields)
  * @param measures the measures
+ * @param latePolicy what the correction path does with late data
  */
 public record MetricSpec(String name, Duration window, List<String> groupBy,
-    List<Measure> measures) {
+    List<Measure> measures, LatePolicy latePolicy) {
 
   /** @return the streaming query's name, also its checkpoint folder */
   public String queryName() {

@@ -1,4 +1,4 @@
-package io.latelake.gold;
+package io.latelake.core.metric;
 
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
@@ -15,9 +15,9 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
-/** Pure functions from silver rows to windowed gold rows. */
-public final class GoldTransforms {
-  private GoldTransforms() {}
+/** Pure functions from events (silver rows, or deduplicated bronze rows) to windowed metric rows. */
+public final class MetricAggregation {
+  private MetricAggregation() {}
 
   /**
    * Tumbling event-time windows of {@code metric.window()}, grouped by the metric's columns, with

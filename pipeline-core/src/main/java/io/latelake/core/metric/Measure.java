@@ -1,4 +1,4 @@
-package io.latelake.gold;
+package io.latelake.core.metric;
 
 import java.util.Optional;
 
