@@ -1,16 +1,14 @@
 package io.latelake.gold;
 
+import io.latelake.core.metric.GoldLayout;
 import io.latelake.core.metric.MetricSpec;
 import io.delta.tables.DeltaTable;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -28,19 +26,17 @@ public final class GoldMerge {
   private GoldMerge() {}
 
   /**
-   * Gold table schema: the aggregate's columns, then {@code updated_at} timestamp (last stream
-   * write) and {@code corrected_at} timestamp (null until a correction changes the row).
+   * Gold table schema (see {@link GoldLayout#tableSchema}): the aggregate's columns, then
+   * {@code updated_at} timestamp (last stream write) and {@code corrected_at} timestamp (null
+   * until a correction changes the row).
    */
   public static StructType tableSchema(StructType aggregate) {
-    StructType s = new StructType();
-    for (StructField f : aggregate.fields()) {
-      s = s.add(f.name(), f.dataType(), true);
-    }
-    return s.add("updated_at", DataTypes.TimestampType, true)
-        .add("corrected_at", DataTypes.TimestampType, true);
+    return GoldLayout.tableSchema(aggregate);
   }
 
   /**
+   * No-data micro-batches (empty) commit nothing.
+   *
    * @param batch one micro-batch of {@link io.latelake.core.metric.MetricAggregation#aggregate} rows (update mode: each key
    *     at most once)
    * @param batchId the micro-batch id
@@ -48,6 +44,18 @@ public final class GoldMerge {
    * @param metric the metric
    */
   public static void merge(Dataset<Row> batch, long batchId, String path, MetricSpec metric) {
+    // The batch is read more than once (emptiness check, MERGE): compute it once.
+    Dataset<Row> rows = batch.persist();
+    try {
+      if (!rows.isEmpty()) {
+        mergeRows(rows, batchId, path, metric);
+      }
+    } finally {
+      rows.unpersist();
+    }
+  }
+
+  private static void mergeRows(Dataset<Row> batch, long batchId, String path, MetricSpec metric) {
     SparkSession s = batch.sparkSession();
     s.conf().set(TXN_APP_ID, "latelake-" + metric.queryName());
     s.conf().set(TXN_VERSION, Long.toString(batchId));
@@ -82,11 +90,6 @@ public final class GoldMerge {
 
   /** @return the MERGE key condition: window_start and each group-by column, null-safe */
   public static String keyCondition(MetricSpec metric) {
-    List<String> parts = new java.util.ArrayList<>();
-    parts.add("t.window_start = s.window_start");
-    for (String g : metric.groupBy()) {
-      parts.add("t.`" + g + "` <=> s.`" + g + "`");
-    }
-    return String.join(" AND ", parts);
+    return GoldLayout.keyCondition(metric);
   }
 }

@@ -21,7 +21,22 @@ public final class Launcher {
    * @return the process exit code
    */
   public static int execute(Object command, String... args) {
+    return execute(command, null, null, args);
+  }
+
+  /**
+   * As {@link #execute(Object, String...)}, writing the command's output and error text to the
+   * given writers (null: standard output and error).
+   */
+  public static int execute(Object command, java.io.PrintWriter out, java.io.PrintWriter err,
+      String... args) {
     CommandLine cli = new CommandLine(command);
+    if (out != null) {
+      cli.setOut(out);
+    }
+    if (err != null) {
+      cli.setErr(err);
+    }
     cli.setExecutionExceptionHandler((ex, line, parsed) -> {
       Throwable root = ex;
       while (!(root instanceof LatelakeException) && root.getCause() != null
