@@ -1,0 +1,156 @@
+package io.latelake.bronze;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.typesafe.config.Config;
+import io.latelake.bronze.replay.CapturedEvents;
+import io.latelake.bronze.replay.LandingWriter;
+import io.latelake.bronze.replay.ReplayPlan;
+import io.latelake.core.LatelakeException;
+import io.latelake.core.config.ConfigLoader;
+import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.table.TableRegistry;
+import io.latelake.core.testing.SparkTestBase;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class BronzeJobTest extends SparkTestBase {
+  private static final Path PHONE_DATA = repoRoot().resolve("data/ooo-iot-umts/ooo_umts_events.csv.gz");
+
+  @TempDir
+  Path tmp;
+
+  static Path repoRoot() {
+    Path p = Path.of("").toAbsolutePath();
+    while (p != null && !Files.exists(p.resolve("data/ooo-iot-umts"))) {
+      p = p.getParent();
+    }
+    if (p == null) {
+      throw new IllegalStateException("repository root with data/ not found");
+    }
+    return p;
+  }
+
+  private Config config(Path root, String... extra) {
+    List<String> sets = new ArrayList<>();
+    sets.add("lake.root=\"" + root + "\"");
+    sets.add("lake.bronze.files.path=\"" + root.resolve("landing") + "\"");
+    sets.addAll(List.of(extra));
+    return ConfigLoader.load(Optional.of(repoRoot().resolve("conf/ooo-umts.conf")), sets);
+  }
+
+  private long bronzeRows(Path root) {
+    return spark.read().format("delta").load(root + "/bronze/events").count();
+  }
+
+  @Test
+  void realPhoneDataEveryRecordBecomesExactlyOneValidRow() {
+    Path root = tmp.resolve("phone");
+    List<CapturedEvents.Event> events = CapturedEvents.read(PHONE_DATA, "arrival_time");
+    assertThat(events).hasSize(46_800);
+    List<List<CapturedEvents.Event>> slices = ReplayPlan.slices(events, Duration.ofMinutes(10));
+    LandingWriter w = new LandingWriter(root.resolve("landing"));
+    for (int i = 0; i < slices.size(); i++) {
+      w.write(i + 1, slices.get(i));
+    }
+    Config c = config(root);
+    BronzeJob.Result r = new BronzeJob(spark, BronzeConfig.fromConfig(c),
+        TableRegistry.fromConfig(c), Duration.ZERO).run();
+
+    assertThat(r.summary().inputRows()).isEqualTo(46_800);
+    Row counts = spark.read().format("delta").load(root + "/bronze/events").selectExpr(
+        "count(*)", "count_if(error IS NULL)", "count(DISTINCT event_id)",
+        "CAST(min(event_time) AS STRING)", "CAST(max(enqueued_time) AS STRING)",
+        "count(DISTINCT source_file)").first();
+    assertThat(counts.getLong(0)).isEqualTo(46_800);
+    assertThat(counts.getLong(1)).isEqualTo(46_800);
+    assertThat(counts.getLong(2)).isEqualTo(46_800);
+    assertThat(counts.getString(3)).isEqualTo("2014-11-10 12:53:39.862");
+    assertThat(counts.getString(4)).isEqualTo("2014-11-10 14:06:54.47");
+    assertThat(counts.getLong(5)).isEqualTo(slices.size());
+  }
+
+  @Test
+  void restartResumesFromTheCheckpointWithoutLossOrDuplicates() throws Exception {
+    Path root = tmp.resolve("restart");
+    LandingWriter w = new LandingWriter(root.resolve("landing"));
+    Config c = config(root, "lake.bronze.files.max-files-per-trigger=1");
+    BronzeConfig bc = BronzeConfig.fromConfig(c);
+    TableRegistry tables = TableRegistry.fromConfig(c);
+    w.writeLines("a.jsonl", List.of(line("d-1:dev_1:1"), line("d-1:dev_1:2"), "{broken"));
+    w.writeLines("b.jsonl", List.of(line("d-1:dev_1:3")));
+    assertThat(new BronzeJob(spark, bc, tables, Duration.ZERO).run().summary().batches())
+        .isEqualTo(2);
+    assertThat(bronzeRows(root)).isEqualTo(4);
+
+    // New input after a stop: only it is read.
+    w.writeLines("c.jsonl", List.of(line("d-1:dev_1:4"), ""));
+    new BronzeJob(spark, bc, tables, Duration.ZERO).run();
+    assertThat(bronzeRows(root)).isEqualTo(6);
+
+    // The last micro-batch ran but its commit was lost: the restart runs it again, and the
+    // Delta sink sees the batch id it already committed and skips the write: bronze stays as
+    // it was (the skipped batch reads nothing, so it reports no input rows).
+    Path commits = Path.of(root + "/_checkpoints/bronze_ooo_umts/commits");
+    File[] done = commits.toFile().listFiles((d, n) -> n.matches("\\d+"));
+    Arrays.sort(done, Comparator.comparingLong(f -> Long.parseLong(f.getName())));
+    File last = done[done.length - 1];
+    Files.delete(last.toPath());
+    Files.deleteIfExists(commits.resolve("." + last.getName() + ".crc"));
+    BronzeJob.Result again = new BronzeJob(spark, bc, tables, Duration.ZERO).run();
+    assertThat(again.summary().batches()).isEqualTo(1);
+    assertThat(again.summary().inputRows()).isEqualTo(0);
+    assertThat(bronzeRows(root)).isEqualTo(6);
+    List<String> errors = spark.read().format("delta").load(root + "/bronze/events")
+        .selectExpr("coalesce(error, 'OK')").as(org.apache.spark.sql.Encoders.STRING())
+        .collectAsList().stream().sorted().toList();
+    assertThat(errors).containsExactly("MALFORMED", "MALFORMED", "OK", "OK", "OK", "OK");
+  }
+
+  private static String line(String id) {
+    return "{\"event_id\":\"" + id + "\",\"event_time\":\"2014-11-10T12:53:39.862Z\","
+        + "\"arrival_time\":\"2014-11-10T12:53:40.001Z\",\"device_id\":\"dev_1\","
+        + "\"session\":\"d-1\",\"seq\":\"1\",\"http_content_length\":\"264\"}";
+  }
+
+  @Test
+  void aTableWithCommitsButNoCheckpointIsAnErrorNotARestartFromScratch() throws Exception {
+    Path root = tmp.resolve("guard");
+    new LandingWriter(root.resolve("landing")).writeLines("a.jsonl", List.of(line("x:1:1")));
+    Config c = config(root);
+    BronzeConfig bc = BronzeConfig.fromConfig(c);
+    TableRegistry tables = TableRegistry.fromConfig(c);
+    new BronzeJob(spark, bc, tables, Duration.ZERO).run();
+    org.apache.commons.io.FileUtils.deleteDirectory(
+        new File(root + "/_checkpoints/bronze_ooo_umts"));
+    assertThatThrownBy(() -> new BronzeJob(spark, bc, tables, Duration.ZERO).run())
+        .isInstanceOf(LatelakeException.class)
+        .hasMessage("Cannot start stream 'bronze_ooo_umts': table " + root + "/bronze/events "
+            + "has commits but checkpoint " + root + "/_checkpoints/bronze_ooo_umts has none. "
+            + "Restarting from scratch would read the input again; restore the checkpoint, or "
+            + "delete the table and the checkpoint to rebuild on purpose.");
+    assertThat(bronzeRows(root)).isEqualTo(1);
+  }
+
+  @Test
+  void missingLandingFolderIsAConfigError() {
+    Path root = tmp.resolve("nolanding");
+    Config c = config(root);
+    assertThatThrownBy(() -> new BronzeJob(spark, BronzeConfig.fromConfig(c),
+        TableRegistry.fromConfig(c), Duration.ZERO).run())
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid value '" + root.resolve("landing") + "' for key "
+            + "'lake.bronze.files.path': the landing folder does not exist");
+  }
+}

@@ -1,0 +1,146 @@
+package io.latelake.core.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.typesafe.config.Config;
+import io.latelake.core.event.EventSchema;
+import io.latelake.core.event.TimeFormat;
+import io.latelake.core.metric.Metrics;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+  @TempDir
+  Path tmp;
+
+  private static Config load(String... sets) {
+    return ConfigLoader.load(Optional.empty(), List.of(sets));
+  }
+
+  @Test
+  void defaultsLoadAndValidate() {
+    Config c = load();
+    assertThat(c.getString("lake.bronze.source")).isEqualTo("files");
+    EventSchema e = EventSchema.fromConfig(c);
+    assertThat(e.idField()).isEqualTo("event_id");
+    assertThat(e.timeFormat()).isEqualTo(TimeFormat.AUTO);
+    assertThat(e.futureSkewTolerance()).isEqualTo(Duration.ofMinutes(5));
+  }
+
+  @Test
+  void unknownKeyIsRejectedWithItsNameAndASuggestion() {
+    assertThatThrownBy(() -> load("lake.silver.watermark-dely=\"5 minutes\""))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Unknown key 'lake.silver.watermark-dely' (set in --set "
+            + "lake.silver.watermark-dely: 1); did you mean 'lake.silver.watermark-delay'?");
+  }
+
+  @Test
+  void unknownKeyInAFileNamesTheFile() throws Exception {
+    Path f = tmp.resolve("bad.conf");
+    Files.writeString(f, "lake {\n  gold {\n    trigger-intervall = 5s\n  }\n}\n");
+    assertThatThrownBy(() -> ConfigLoader.load(Optional.of(f), List.of()))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessageStartingWith("Unknown key 'lake.gold.trigger-intervall' (set in " + f + ": 3)")
+        .hasMessageEndingWith("did you mean 'lake.gold.trigger-interval'?");
+  }
+
+  @Test
+  void invalidDurationNamesKeyAndValue() {
+    Config c = load("lake.silver.watermark-delay=\"ten minutes\"");
+    assertThatThrownBy(() -> Settings.of(c).sub("lake.silver").positiveDuration("watermark-delay"))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid value 'ten minutes' for key 'lake.silver.watermark-delay': expected "
+            + "a duration such as '10 minutes', '30 s' or '250 ms'");
+  }
+
+  @Test
+  void missingRequiredMetricFieldNamesTheKey() {
+    Config c = load("lake.gold.metrics.views={group-by=[], measures=[{name=n, function=count}]}");
+    assertThatThrownBy(() -> Metrics.fromConfig(c))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Missing required key 'lake.gold.metrics.views.window'");
+  }
+
+  @Test
+  void windowThatDoesNotDivideADayIsRefused() {
+    Config c = load("lake.event.fields=[{name=page, type=string}]",
+        "lake.gold.metrics.page_views={window=\"7 minutes\", group-by=[page], "
+            + "measures=[{name=views, function=count}]}");
+    assertThatThrownBy(() -> Metrics.fromConfig(c))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Cannot start gold stream: window '7 minutes' does not divide a day "
+            + "(lake.gold.metrics.page_views.window)");
+  }
+
+  @Test
+  void sumOverAStringFieldIsRefused() {
+    Config c = load("lake.event.fields=[{name=page, type=string}]",
+        "lake.gold.metrics.m={window=\"5 minutes\", group-by=[], "
+            + "measures=[{name=s, function=sum, column=page}]}");
+    assertThatThrownBy(() -> Metrics.fromConfig(c))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid value 'page' for key 'lake.gold.metrics.m.measures[0].column': sum "
+            + "needs a long or double field, not string");
+  }
+
+  @Test
+  void reservedOrUnsafeFieldNamesAreRefused() {
+    assertThatThrownBy(() -> EventSchema.fromConfig(
+        load("lake.event.fields=[{name=\"x; DROP TABLE\", type=string}]")))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid value 'x; DROP TABLE' for key 'lake.event.fields[0].name': must be a "
+            + "plain identifier (letters, digits, underscore)");
+    assertThatThrownBy(() -> EventSchema.fromConfig(
+        load("lake.event.fields=[{name=payload, type=string}]")))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessageStartingWith("Invalid value 'payload' for key 'lake.event.fields[0].name': is "
+            + "a column latelake writes itself");
+  }
+
+  @Test
+  void unknownTimeFormatIsRefused() {
+    assertThatThrownBy(() -> EventSchema.fromConfig(load("lake.event.time-format=rfc2822")))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid value 'rfc2822' for key 'lake.event.time-format': expected one of "
+            + "iso-8601, epoch-seconds, epoch-millis, auto");
+  }
+
+  @Test
+  void overridesWinOverTheFileWhichWinsOverDefaults() throws Exception {
+    Path f = tmp.resolve("a.conf");
+    Files.writeString(f, "lake.silver.watermark-delay = 3 minutes\n"
+        + "lake.gold.watermark-delay = 4 minutes\n");
+    Config c = ConfigLoader.load(Optional.of(f), List.of("lake.gold.watermark-delay=5s"));
+    assertThat(c.getDuration("lake.silver.watermark-delay")).isEqualTo(Duration.ofMinutes(3));
+    assertThat(c.getDuration("lake.gold.watermark-delay")).isEqualTo(Duration.ofSeconds(5));
+    assertThat(c.getDuration("lake.bronze.trigger-interval")).isEqualTo(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void missingFileAndMalformedOverrideAreUsageErrors() {
+    assertThatThrownBy(() -> ConfigLoader.load(Optional.of(tmp.resolve("nope.conf")), List.of()))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Cannot read config file '" + tmp.resolve("nope.conf")
+            + "': no such file (--config)");
+    assertThatThrownBy(() -> load("lake.root"))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessageStartingWith("Invalid override 'lake.root' for --set: expected key=value");
+  }
+
+  @Test
+  void effectiveConfigIsSortedWithSecretsMasked() {
+    String text = ConfigLoader.describe(load(
+        "lake.bronze.kafka.properties.\"sasl.jaas.config\"=\"user=a password=b\""));
+    assertThat(text).contains("lake.bronze.kafka.properties.\"sasl.jaas.config\" = ******")
+        .doesNotContain("password=b");
+    List<String> keys = text.lines().map(l -> l.trim().split(" = ")[0]).toList();
+    assertThat(keys).isSorted();
+  }
+}
