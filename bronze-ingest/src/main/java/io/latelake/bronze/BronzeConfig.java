@@ -19,8 +19,8 @@ import java.util.Set;
  * @param trigger the stream's trigger
  * @param event the event schema
  * @param filesPath landing folder (files source)
- * @param enqueuedTimeField payload field of the enqueued time, when
- *     {@code lake.bronze.files.enqueued-time = payload-field}; empty for modification-time
+ * @param enqueuedTimeField payload field of the enqueued time, when the source is files and
+ *     {@code lake.bronze.files.enqueued-time = payload-field}; empty otherwise
  * @param maxFilesPerTrigger files per micro-batch (files source)
  * @param bootstrapServers Kafka broker addresses
  * @param topics Kafka topics
@@ -53,7 +53,8 @@ public record BronzeConfig(
     TriggerSpec trigger = TriggerSpec.fromConfig(b);
     Settings f = b.sub("files");
     String mode = f.oneOf("enqueued-time", Set.of("payload-field", "modification-time"));
-    Optional<String> enqField = mode.equals("payload-field")
+    // Kafka records carry the broker's timestamp; a payload field only serves the files source.
+    Optional<String> enqField = source.equals("files") && mode.equals("payload-field")
         ? Optional.of(f.string("enqueued-time-field")) : Optional.empty();
     if (enqField.isPresent() && (enqField.get().equals(event.idField())
         || enqField.get().equals(event.timeField()))) {
