@@ -8,17 +8,15 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
 import io.latelake.bronze.replay.CapturedEvents;
 import io.latelake.bronze.replay.LandingWriter;
-import io.latelake.bronze.replay.ReplayPlan;
+import io.latelake.bronze.replay.ReplaySource;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.ConfigOptions;
-import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.config.Settings;
 import io.latelake.core.spark.SparkSessions;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.metric.MetricSpec;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -30,7 +28,6 @@ import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
@@ -45,30 +42,14 @@ public final class DemoCommand implements Callable<Integer> {
   @Mixin
   ConfigOptions options = new ConfigOptions();
 
-  @Option(names = "--dataset", defaultValue = "data/ooo-iot-umts/ooo_umts_events.csv.gz",
-      paramLabel = "FILE", description = "Captured CSV(.gz) to replay. Default: ${DEFAULT-VALUE}.")
-  Path dataset;
-
-  @Option(names = "--arrival-field", defaultValue = "arrival_time", paramLabel = "COLUMN",
-      description = "Column with the arrival time. Default: ${DEFAULT-VALUE}.")
-  String arrivalField;
-
-  @Option(names = "--slice", defaultValue = "PT2M", paramLabel = "DURATION",
-      description = "Arrival time per micro-batch (ISO-8601 duration). Default: ${DEFAULT-VALUE}.")
-  Duration slice;
-
-  @Option(names = "--limit", defaultValue = "0", paramLabel = "N",
-      description = "Replay only the first N events (0: all).")
-  int limit;
+  @Mixin
+  ReplaySource source = new ReplaySource();
 
   @Spec
   CommandSpec spec;
 
   @Override
   public Integer call() {
-    if (slice.isZero() || slice.isNegative()) {
-      throw LakeConfigException.invalid("--slice", slice, "must be a positive duration");
-    }
     Config base = options.load();
     String stamp = LocalDateTime.now(ZoneOffset.UTC)
         .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
@@ -78,21 +59,16 @@ public final class DemoCommand implements Callable<Integer> {
         .withValue("lake.root", ConfigValueFactory.fromAnyRef(root))
         .withValue("lake.bronze.source", ConfigValueFactory.fromAnyRef("files"))
         .withValue("lake.bronze.files.path", ConfigValueFactory.fromAnyRef(landing.toString()));
-    Path data = dataset;
-    String home = System.getenv("LATELAKE_HOME");
-    if (!data.isAbsolute() && !java.nio.file.Files.exists(data) && home != null) {
-      data = Path.of(home).resolve(data);
-    }
-    List<CapturedEvents.Event> events = CapturedEvents.read(data, arrivalField);
-    if (limit > 0 && events.size() > limit) {
-      events = events.subList(0, limit);
-    }
-    List<List<CapturedEvents.Event>> slices = ReplayPlan.slices(events, slice);
+    List<List<CapturedEvents.Event>> slices = source.slices();
+    long events = slices.stream().mapToLong(List::size).sum();
     PrintWriter out = spec.commandLine().getOut();
+    // The demo prints its own progress; one log line per micro-batch would bury it.
+    org.apache.logging.log4j.core.config.Configurator.setLevel("io.latelake.core.streaming",
+        org.apache.logging.log4j.Level.WARN);
     SparkSession spark = SparkSessions.create("latelake-demo", config);
     FastPath fast = new FastPath(spark, config);
     out.printf("latelake demo: %d events from %s in %d micro-batches of %s arrival time%n",
-        events.size(), data, slices.size(), slice);
+        events, source.dataset(), slices.size(), source.slice());
     out.printf("tables under %s%n", Path.of(root).toAbsolutePath());
     out.flush();
     try {
@@ -112,7 +88,7 @@ public final class DemoCommand implements Callable<Integer> {
           out.flush();
         }
       }
-      report(out, spark, fast.tables(), fast, events.size(), dropped);
+      report(out, spark, fast.tables(), fast, events, dropped);
       return ExitCode.OK.code();
     } finally {
       spark.stop();

@@ -19,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -31,25 +32,12 @@ import picocli.CommandLine.Option;
 public final class ReplayMain implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(ReplayMain.class);
 
-  @Option(names = "--dataset", required = true, paramLabel = "FILE",
-      description = "CSV or CSV.gz with a header row, e.g. data/ooo-iot-umts/ooo_umts_events.csv.gz")
-  Path dataset;
-
-  @Option(names = "--arrival-field", defaultValue = "arrival_time", paramLabel = "COLUMN",
-      description = "Column with the arrival (enqueued) time, ISO-8601 UTC. Default: ${DEFAULT-VALUE}.")
-  String arrivalField;
-
-  @Option(names = "--slice", defaultValue = "PT30S", paramLabel = "DURATION",
-      description = "Arrival-time width of one slice (ISO-8601 duration: PT30S, PT1H, P1D). Default: ${DEFAULT-VALUE}.")
-  Duration slice;
+  @Mixin
+  ReplaySource source = new ReplaySource();
 
   @Option(names = "--pace", defaultValue = "PT0S", paramLabel = "DURATION",
       description = "Pause between slices (PT0S: write all at once). Default: ${DEFAULT-VALUE}.")
   Duration pace;
-
-  @Option(names = "--limit", defaultValue = "0", paramLabel = "N",
-      description = "Replay only the first N events in arrival order (0: all).")
-  int limit;
 
   @ArgGroup(exclusive = true, multiplicity = "1")
   Target target;
@@ -72,22 +60,13 @@ public final class ReplayMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (slice.isZero() || slice.isNegative()) {
-      throw LakeConfigException.invalid("--slice", slice, "must be a positive duration");
-    }
     if (pace.isNegative()) {
       throw LakeConfigException.invalid("--pace", pace, "must not be negative");
     }
-    if (limit < 0) {
-      throw LakeConfigException.invalid("--limit", limit, "must be 0 or more");
-    }
-    List<CapturedEvents.Event> events = CapturedEvents.read(dataset, arrivalField);
-    if (limit > 0 && events.size() > limit) {
-      events = events.subList(0, limit);
-    }
-    List<List<CapturedEvents.Event>> slices = ReplayPlan.slices(events, slice);
-    LOG.info("Replaying {} events from {} in {} slices of {}", events.size(), dataset,
-        slices.size(), slice);
+    List<List<CapturedEvents.Event>> slices = source.slices();
+    LOG.info("Replaying {} events from {} in {} slices of {}",
+        slices.stream().mapToInt(List::size).sum(), source.dataset(), slices.size(),
+        source.slice());
     if (target.landing != null) {
       LandingWriter writer = new LandingWriter(target.landing);
       for (int i = 0; i < slices.size(); i++) {
