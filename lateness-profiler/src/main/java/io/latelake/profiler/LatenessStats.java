@@ -1,0 +1,257 @@
+package io.latelake.profiler;
+
+import static org.apache.spark.sql.functions.array;
+import static org.apache.spark.sql.functions.avg;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.count_if;
+import static org.apache.spark.sql.functions.date_trunc;
+import static org.apache.spark.sql.functions.element_at;
+import static org.apache.spark.sql.functions.explode;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.max;
+import static org.apache.spark.sql.functions.min;
+import static org.apache.spark.sql.functions.percentile_approx;
+import static org.apache.spark.sql.functions.posexplode;
+import static org.apache.spark.sql.functions.stddev_samp;
+import static org.apache.spark.sql.functions.struct;
+import static org.apache.spark.sql.functions.to_date;
+import static org.apache.spark.sql.functions.unix_micros;
+import static org.apache.spark.sql.functions.when;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.DataTypes;
+
+/**
+ * Pure {@code Dataset<Row>} transformations of the profiler; no I/O, callable from tests.
+ *
+ * <p><b>Percentiles.</b> Every percentile is Spark's {@code percentile_approx(lateness_s, p,
+ * accuracy)}: it returns an actual lateness value, the smallest one whose rank reaches about
+ * {@code ceil(p * n)}, without interpolation; the rank of the returned value is within
+ * {@code n / accuracy} of that exact rank (Spark docs of {@code approx_percentile}: "1.0/accuracy
+ * is the relative error of the approximation"; Greenwald–Khanna summary). With the default
+ * accuracy 10000 and fewer than 10000 values per group the result is exact. Null lateness (null
+ * event or enqueued time) is ignored.
+ */
+public final class LatenessStats {
+  /** Percentile levels of {@code monitoring.lateness_stats}, in column order. */
+  public static final double[] LEVELS = {0.1, 0.5, 0.9, 0.95, 0.99, 0.999};
+  /** Percentile columns matching {@link #LEVELS}. */
+  public static final List<String> PERCENTILE_COLUMNS =
+      List.of("p10_s", "p50_s", "p90_s", "p95_s", "p99_s", "p999_s");
+  /** Kafka {@code timestampType} of CreateTime: the producer's clock, not an arrival time. */
+  public static final int CREATE_TIME = 0;
+  /** Kafka {@code timestampType} of LogAppendTime: the broker's clock. */
+  public static final int LOG_APPEND_TIME = 1;
+
+  private LatenessStats() {}
+
+  /**
+   * The events the profiler measures, with their lateness.
+   *
+   * <p>Input: bronze rows ({@code event_time}, {@code enqueued_time}, {@code timestamp_type},
+   * {@code source}, {@code error}). Kept: rows with both times and {@code error} null or
+   * {@code FUTURE_EVENT_TIME} (those are the clock-skew events the profile must show, case C10;
+   * they are kept out of the streaming path, not out of the profile).
+   *
+   * <p>Output: {@code source} string, {@code arrival_day} date (UTC date of enqueued_time),
+   * {@code event_time}, {@code enqueued_time} timestamps, {@code timestamp_type} int,
+   * {@code lateness_s} double = (enqueued_time − event_time) in seconds, microsecond precision,
+   * negative for clock skew.
+   */
+  public static Dataset<Row> lateness(Dataset<Row> bronze) {
+    return bronze
+        .filter(col("event_time").isNotNull().and(col("enqueued_time").isNotNull())
+            .and(col("error").isNull().or(col("error").equalTo("FUTURE_EVENT_TIME"))))
+        .select(col("source"), to_date(col("enqueued_time")).as("arrival_day"),
+            col("event_time"), col("enqueued_time"), col("timestamp_type"),
+            latenessSeconds().as("lateness_s"));
+  }
+
+  /**
+   * Whether each event would have been behind the watermark in arrival order: its event time is
+   * at or before (the largest event time among the same source's events enqueued strictly
+   * earlier) − delay. This is Spark's rule (a row is late when event time ≤ watermark, the
+   * watermark being max event time seen − delay) with the watermark moved after every arrival,
+   * the limit of small micro-batches; it counts what a watermark of {@code delay} drops, while
+   * "lateness &gt; delay" only bounds it from above — and misses the on-time events that a
+   * future-dated event pushes behind the watermark (case C10). Events enqueued before the profiled range
+   * are not seen, so the first arrivals of a range have a lower watermark than live.
+   * Computed with a window ordered by enqueued time per source (one sorted task per source).
+   *
+   * @param delaySeconds the watermark delay, seconds
+   * @return a boolean column (false for the first arrival of a source)
+   */
+  public static Column behindWatermark(double delaySeconds) {
+    org.apache.spark.sql.expressions.WindowSpec earlier =
+        org.apache.spark.sql.expressions.Window.partitionBy(col("source"))
+            .orderBy(unix_micros(col("enqueued_time")))
+            .rangeBetween(org.apache.spark.sql.expressions.Window.unboundedPreceding(), -1);
+    Column maxEarlier = max(unix_micros(col("event_time"))).over(earlier);
+    return org.apache.spark.sql.functions.coalesce(unix_micros(col("event_time"))
+        .leq(maxEarlier.minus(Math.round(delaySeconds * 1e6))), lit(false));
+  }
+
+  /** @return (enqueued_time − event_time) in seconds, microsecond precision */
+  public static Column latenessSeconds() {
+    return unix_micros(col("enqueued_time")).minus(unix_micros(col("event_time")))
+        .divide(1_000_000.0);
+  }
+
+  /**
+   * Lateness statistics per source and arrival day: the rows of {@code monitoring.lateness_stats}.
+   *
+   * <p>Output schema (seconds, UTC): {@code source} string, {@code arrival_day} date, {@code n}
+   * long, {@code mean_s}, {@code stddev_s} (sample; null when n = 1), {@code min_s},
+   * {@code p10_s}, {@code p50_s}, {@code p90_s}, {@code p95_s}, {@code p99_s}, {@code p999_s},
+   * {@code max_s} double, {@code negative_count} long and {@code negative_share} double (lateness
+   * &lt; 0: clock skew), {@code beyond_watermark_count}/{@code _share} (lateness &gt; watermark
+   * delay: what the watermark drops, bounded from above when clocks are not skewed),
+   * {@code behind_watermark_count}/
+   * {@code _share} (behind the watermark in arrival order, {@link #behindWatermark}: what it
+   * drops), {@code beyond_correction_count}/{@code _share} (lateness &gt;
+   * correction horizon: never corrected), {@code after_publish_count}/{@code _share} (enqueued
+   * after the publish time of the event's own UTC day = day start + publish-after),
+   * {@code create_time_count} long (rows with Kafka CreateTime), {@code clock_basis} string
+   * ({@code broker} all LogAppendTime, {@code producer-clock} all CreateTime — the figures then
+   * measure the producer's clock, not arrival —, {@code mixed-producer-clock}, {@code captured}
+   * files/replays), {@code watermark_delay_s}, {@code correction_horizon_s},
+   * {@code publish_after_s} double, {@code accuracy} int, {@code computed_at} timestamp.
+   *
+   * @param lateness output of {@link #lateness}
+   * @param cfg thresholds and accuracy
+   * @param computedAt the run's time
+   */
+  public static Dataset<Row> stats(Dataset<Row> lateness, ProfilerConfig cfg, Instant computedAt) {
+    double wm = cfg.watermarkDelaySeconds();
+    double horizon = cfg.correctionHorizonSeconds();
+    long publishMicros = cfg.publishAfter().toNanos() / 1000;
+    Column l = col("lateness_s");
+    Column afterPublish = unix_micros(col("enqueued_time"))
+        .gt(unix_micros(date_trunc("DAY", col("event_time"))).plus(publishMicros));
+    Column levels = array(java.util.Arrays.stream(LEVELS).mapToObj(v -> lit(v))
+        .toArray(Column[]::new));
+    // counted apart and joined, so the percentiles see the scan's partitions, not the window's
+    Dataset<Row> behind = lateness.withColumn("_behind", behindWatermark(wm))
+        .groupBy(col("source").as("_b_source"), col("arrival_day").as("_b_day"))
+        .agg(count_if(col("_behind")).as("behind_watermark_count"));
+    Dataset<Row> agg = lateness.groupBy(col("source"), col("arrival_day")).agg(
+        count(l).as("n"),
+        avg(l).as("mean_s"),
+        stddev_samp(l).as("stddev_s"),
+        min(l).as("min_s"),
+        percentile_approx(l, levels, lit(cfg.accuracy())).as("_q"),
+        max(l).as("max_s"),
+        count_if(l.lt(0)).as("negative_count"),
+        count_if(l.gt(wm)).as("beyond_watermark_count"),
+        count_if(l.gt(horizon)).as("beyond_correction_count"),
+        count_if(afterPublish).as("after_publish_count"),
+        count_if(col("timestamp_type").equalTo(CREATE_TIME)).as("create_time_count"),
+        count_if(col("timestamp_type").equalTo(LOG_APPEND_TIME)).as("_log_append"))
+        .join(behind, col("source").equalTo(col("_b_source"))
+            .and(col("arrival_day").equalTo(col("_b_day"))));
+    List<Column> out = new ArrayList<>(List.of(col("source"), col("arrival_day"), col("n"),
+        col("mean_s"), col("stddev_s"), col("min_s")));
+    for (int i = 0; i < LEVELS.length; i++) {
+      out.add(element_at(col("_q"), i + 1).as(PERCENTILE_COLUMNS.get(i)));
+    }
+    out.add(col("max_s"));
+    for (String c : List.of("negative", "beyond_watermark", "behind_watermark",
+        "beyond_correction", "after_publish")) {
+      out.add(col(c + "_count"));
+      out.add(col(c + "_count").divide(col("n")).as(c + "_share"));
+    }
+    out.add(col("create_time_count"));
+    out.add(when(col("create_time_count").equalTo(col("n")), lit("producer-clock"))
+        .when(col("create_time_count").gt(0), lit("mixed-producer-clock"))
+        .when(col("_log_append").equalTo(col("n")), lit("broker"))
+        .otherwise(lit("captured")).as("clock_basis"));
+    out.add(lit(wm).as("watermark_delay_s"));
+    out.add(lit(horizon).as("correction_horizon_s"));
+    out.add(lit(cfg.publishAfter().toNanos() / 1e9).as("publish_after_s"));
+    out.add(lit(cfg.accuracy()).as("accuracy"));
+    out.add(lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));
+    return agg.select(out.toArray(Column[]::new));
+  }
+
+  /**
+   * The lateness distribution per source over the whole range, as quantiles: the rows of
+   * {@code monitoring.lateness_cdf}.
+   *
+   * <p>Output: {@code source} string, {@code from_day}, {@code to_day} date, {@code n} long,
+   * {@code level} double (i / steps, i = 0..steps), {@code lateness_s} double (the
+   * {@code percentile_approx} value at that level), {@code computed_at} timestamp.
+   */
+  public static Dataset<Row> cdf(Dataset<Row> lateness, DayRange range, int steps, int accuracy,
+      Instant computedAt) {
+    Column[] levels = new Column[steps + 1];
+    for (int i = 0; i <= steps; i++) {
+      levels[i] = lit((double) i / steps);
+    }
+    return lateness.groupBy(col("source")).agg(count(col("lateness_s")).as("n"),
+            percentile_approx(col("lateness_s"), array(levels), lit(accuracy)).as("_q"))
+        .select(col("source"), col("n"), posexplode(col("_q")).as(new String[] {"_i", "_v"}))
+        .select(col("source"), lit(java.sql.Date.valueOf(range.from())).as("from_day"),
+            lit(java.sql.Date.valueOf(range.to())).as("to_day"), col("n"),
+            col("_i").cast(DataTypes.DoubleType).divide(steps).as("level"),
+            col("_v").as("lateness_s"), lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));
+  }
+
+  /**
+   * Watermark and correction advice per source over the whole range: the rows of
+   * {@code monitoring.watermark_advice}.
+   *
+   * <p>One row per source and target: {@code source} string, {@code from_day}, {@code to_day}
+   * date, {@code n} long, {@code kind} string ({@code watermark} or {@code correction}),
+   * {@code coverage} double (the target share), {@code advised_delay_s} double (the
+   * {@code percentile_approx} lateness at that share: a watermark delay / correction lookback of
+   * at least this would have covered the target share of the range's events),
+   * {@code configured_delay_s} double (the configured watermark delay, or correction horizon),
+   * {@code configured_beyond_count} long and {@code configured_beyond_share} double (events with
+   * lateness &gt; the configured value: an upper bound of the watermark's drops, or never
+   * corrected), {@code configured_dropped_count} long and {@code configured_dropped_share} double
+   * (watermark rows only: behind the configured watermark in arrival order,
+   * {@link #behindWatermark} — what it would have dropped; null on the correction row),
+   * {@code computed_at} timestamp.
+   */
+  public static Dataset<Row> advice(Dataset<Row> lateness, DayRange range, ProfilerConfig cfg,
+      Instant computedAt) {
+    List<Double> targets = new ArrayList<>(cfg.watermarkCoverage());
+    targets.add(cfg.correctionCoverage());
+    Column l = col("lateness_s");
+    double wm = cfg.watermarkDelaySeconds();
+    double horizon = cfg.correctionHorizonSeconds();
+    Dataset<Row> behind = lateness.withColumn("_behind", behindWatermark(wm))
+        .groupBy(col("source").as("_b_source")).agg(count_if(col("_behind")).as("_wm_behind"));
+    Dataset<Row> agg = lateness.groupBy(col("source")).agg(count(l).as("n"),
+        percentile_approx(l, array(targets.stream().map(v -> lit(v)).toArray(Column[]::new)),
+            lit(cfg.accuracy())).as("_q"),
+        count_if(l.gt(wm)).as("_wm_beyond"),
+        count_if(l.gt(horizon)).as("_corr_beyond"))
+        .join(behind, col("source").equalTo(col("_b_source")));
+    Column[] items = new Column[targets.size()];
+    for (int i = 0; i < targets.size(); i++) {
+      boolean correction = i == targets.size() - 1;
+      Column beyond = col(correction ? "_corr_beyond" : "_wm_beyond");
+      items[i] = struct(lit(correction ? "correction" : "watermark").as("kind"),
+          lit(targets.get(i)).as("coverage"),
+          element_at(col("_q"), i + 1).as("advised_delay_s"),
+          lit(correction ? horizon : wm).as("configured_delay_s"),
+          beyond.as("configured_beyond_count"),
+          beyond.divide(col("n")).as("configured_beyond_share"),
+          (correction ? lit(null).cast(DataTypes.LongType) : col("_wm_behind"))
+              .as("configured_dropped_count"),
+          (correction ? lit(null).cast(DataTypes.DoubleType)
+              : col("_wm_behind").divide(col("n"))).as("configured_dropped_share"));
+    }
+    return agg.select(col("source"), col("n"), explode(array(items)).as("_a"))
+        .select(col("source"), lit(java.sql.Date.valueOf(range.from())).as("from_day"),
+            lit(java.sql.Date.valueOf(range.to())).as("to_day"), col("n"), col("_a.*"),
+            lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));
+  }
+}

@@ -1,0 +1,179 @@
+package io.latelake.profiler;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+
+import io.latelake.core.ExitCode;
+import io.latelake.core.LatelakeException;
+import io.latelake.core.table.DeltaTables;
+import io.latelake.core.table.TableRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.storage.StorageLevel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The profile run: reads {@code bronze_events} for a range of arrival days and writes
+ *
+ * <ul>
+ *   <li>{@code monitoring.lateness_stats} — per source and arrival day (schema in
+ *       {@link LatenessStats#stats}); the rows of the range's days are replaced atomically
+ *       (Delta {@code replaceWhere} on {@code arrival_day}), so re-running for the same days
+ *       leaves one row per (source, day);</li>
+ *   <li>{@code monitoring.lateness_cdf} — the quantiles per source over the range
+ *       ({@link LatenessStats#cdf}); overwritten: it holds the latest run's distribution;</li>
+ *   <li>{@code monitoring.watermark_advice} — ({@link LatenessStats#advice}); overwritten;</li>
+ *   <li>{@code monitoring.alerts} — appended: SLA rules ({@link Alerts#fromRules}) and the
+ *       watermark-drop alert over {@code monitoring.stream_progress} ({@link Alerts#fromDrops}).</li>
+ * </ul>
+ *
+ * <p><b>What is read.</b> Bronze rows whose UTC {@code to_date(enqueued_time)} lies in the range.
+ * Bronze is partitioned by {@code ingest_date}; the read carries the partition filter
+ * {@code ingest_date >= from − 1 day} (a record is ingested after it arrived; one day of slack
+ * for clock differences), so partitions older than the range are pruned, never listed or read.
+ */
+public final class ProfileJob {
+  private static final Logger LOG = LoggerFactory.getLogger(ProfileJob.class);
+
+  /**
+   * What a run did.
+   *
+   * @param range arrival days profiled
+   * @param stats the rows written to {@code monitoring.lateness_stats}, ordered by source, day
+   * @param advice the rows written to {@code monitoring.watermark_advice}
+   * @param alerts the rows appended to {@code monitoring.alerts}
+   * @param wallTime wall time of the run
+   */
+  public record Result(DayRange range, List<Row> stats, List<Row> advice, List<Row> alerts,
+      Duration wallTime) {
+    public Result {
+      stats = List.copyOf(stats);
+      advice = List.copyOf(advice);
+      alerts = List.copyOf(alerts);
+    }
+
+    /** @return true when any alert fired (the command exits 3) */
+    public boolean alerted() {
+      return !alerts.isEmpty();
+    }
+  }
+
+  private final SparkSession spark;
+  private final ProfilerConfig cfg;
+  private final TableRegistry tables;
+  private final DayRange range;
+  private final Clock clock;
+
+  /**
+   * @param range arrival days to profile (validated)
+   * @param clock gives {@code computed_at} / {@code raised_at}
+   */
+  public ProfileJob(SparkSession spark, ProfilerConfig cfg, TableRegistry tables, DayRange range,
+      Clock clock) {
+    this.spark = spark;
+    this.cfg = cfg;
+    this.tables = tables;
+    this.range = range;
+    this.clock = clock;
+  }
+
+  /**
+   * Bronze rows of the range with their lateness ({@link LatenessStats#lateness} schema).
+   *
+   * @throws LatelakeException (exit 2) when there is no bronze table
+   */
+  public static Dataset<Row> readLateness(SparkSession spark, TableRegistry tables,
+      DayRange range) {
+    String path = tables.bronzeEvents();
+    if (!DeltaTables.exists(spark, path)) {
+      throw new LatelakeException("Cannot profile lateness: no bronze table at '" + path
+          + "' (lake.root); run bronze first", ExitCode.USAGE);
+    }
+    Dataset<Row> bronze = spark.read().format("delta").load(path)
+        .filter(col("ingest_date").geq(lit(java.sql.Date.valueOf(range.from().minusDays(1)))));
+    return LatenessStats.lateness(bronze)
+        .filter(col("arrival_day").geq(lit(java.sql.Date.valueOf(range.from())))
+            .and(col("arrival_day").leq(lit(java.sql.Date.valueOf(range.to())))));
+  }
+
+  /**
+   * Runs the profile.
+   *
+   * @return what was written
+   * @throws LatelakeException (exit 2) when bronze is missing
+   */
+  public Result run() {
+    long started = System.nanoTime();
+    Instant now = clock.instant();
+    Dataset<Row> lateness = readLateness(spark, tables, range)
+        .persist(StorageLevel.MEMORY_AND_DISK());
+    try {
+      Dataset<Row> stats = LatenessStats.stats(lateness, cfg, now);
+      List<Row> statsRows = stats.orderBy(col("source"), col("arrival_day")).collectAsList();
+      Dataset<Row> fresh = spark.createDataFrame(statsRows, stats.schema());
+      String statsPath = tables.monitoring("lateness_stats");
+      if (DeltaTables.exists(spark, statsPath)) {
+        fresh.write().format("delta").mode("overwrite")
+            .option("replaceWhere", range.predicate("arrival_day")).save(statsPath);
+      } else {
+        fresh.write().format("delta").mode("overwrite").save(statsPath);
+      }
+      LatenessStats.cdf(lateness, range, cfg.cdfSteps(), cfg.accuracy(), now)
+          .write().format("delta").mode("overwrite").option("overwriteSchema", "true")
+          .save(tables.monitoring("lateness_cdf"));
+      Dataset<Row> advice = LatenessStats.advice(lateness, range, cfg, now);
+      List<Row> adviceRows = advice.orderBy(col("source"), col("kind").desc(), col("coverage"))
+          .collectAsList();
+      spark.createDataFrame(adviceRows, advice.schema()).write().format("delta")
+          .mode("overwrite").option("overwriteSchema", "true")
+          .save(tables.monitoring("watermark_advice"));
+
+      Dataset<Row> alerts = Alerts.fromRules(spark, fresh, cfg.rules(), now);
+      if (DeltaTables.exists(spark, tables.streamProgress())) {
+        alerts = alerts.unionByName(Alerts.fromDrops(spark,
+            spark.read().format("delta").load(tables.streamProgress()), cfg.dropWindowBatches(),
+            cfg.dropMaxCount(), cfg.dropMaxShare(), now));
+      }
+      List<Row> alertRows = alerts.collectAsList();
+      if (!alertRows.isEmpty()) {
+        spark.createDataFrame(alertRows, Alerts.SCHEMA).write().format("delta").mode("append")
+            .save(tables.monitoring("alerts"));
+      }
+      log(statsRows, adviceRows, alertRows);
+      return new Result(range, statsRows, adviceRows, alertRows,
+          Duration.ofNanos(System.nanoTime() - started));
+    } finally {
+      lateness.unpersist();
+    }
+  }
+
+  private void log(List<Row> stats, List<Row> advice, List<Row> alerts) {
+    for (Row r : stats) {
+      LOG.info("lateness {} {}: n={} p50={} s p95={} s p99={} s max={} s skew share={} "
+              + "beyond watermark={} ({})", r.getAs("source"), r.getAs("arrival_day"),
+          r.getAs("n"), r.getAs("p50_s"), r.getAs("p95_s"), r.getAs("p99_s"), r.getAs("max_s"),
+          r.getAs("negative_share"), r.getAs("beyond_watermark_count"), r.getAs("clock_basis"));
+      long createTime = r.getAs("create_time_count");
+      if (createTime > 0) {
+        LOG.warn("lateness {} {}: {} rows carry Kafka CreateTime timestamps: their lateness "
+            + "measures the producer's clock, not arrival", r.getAs("source"),
+            r.getAs("arrival_day"), createTime);
+      }
+    }
+    for (Row r : advice) {
+      LOG.info("advice {} {} coverage {}: delay {} s; configured {} s leaves {} events ({}) "
+              + "beyond", r.getAs("source"), r.getAs("kind"), r.getAs("coverage"),
+          r.getAs("advised_delay_s"), r.getAs("configured_delay_s"),
+          r.getAs("configured_beyond_count"), r.getAs("configured_beyond_share"));
+    }
+    for (Row r : alerts) {
+      LOG.warn("ALERT {}: {}", r.getAs("rule"), r.getAs("message"));
+    }
+  }
+}

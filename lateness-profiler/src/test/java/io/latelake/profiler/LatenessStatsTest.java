@@ -1,0 +1,136 @@
+package io.latelake.profiler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import io.latelake.core.testing.SparkTestBase;
+import java.sql.Date;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.Test;
+
+/** Exact lateness statistics on small fixtures, including cases C10, C12, C13. */
+class LatenessStatsTest extends SparkTestBase {
+  private static final Instant NOW = Instant.parse("2024-05-20T00:00:00Z");
+
+  private Row onlyRow(List<Row> bronzeRows, ProfilerConfig cfg) {
+    Dataset<Row> lateness = LatenessStats.lateness(Fixtures.bronze(spark, bronzeRows));
+    List<Row> rows = LatenessStats.stats(lateness, cfg, NOW).collectAsList();
+    assertThat(rows).hasSize(1);
+    return rows.get(0);
+  }
+
+  @Test
+  void c13SmallSetGivesActualValuesWithoutInterpolation() {
+    Row r = onlyRow(Fixtures.withLateness("web", "2024-05-14T12:00:00Z", 0, 60, 120, 600),
+        Fixtures.profiler());
+    assertThat(List.of(r.<Double>getAs("p50_s"), r.<Double>getAs("p90_s"),
+        r.<Double>getAs("p99_s"))).containsExactly(60.0, 600.0, 600.0);
+    assertThat(r.<Long>getAs("n")).isEqualTo(4L);
+  }
+
+  private Row thousand(int accuracy) {
+    double[] l = new double[1000];
+    for (int i = 0; i < 1000; i++) {
+      l[i] = i + 1;
+    }
+    return onlyRow(Fixtures.withLateness("web", "2024-05-14T00:00:00Z", l),
+        Fixtures.profiler("lake.profiler.accuracy=" + accuracy));
+  }
+
+  @Test
+  void c13ThousandEventsAtDefaultAccuracyAreExact() {
+    Row r = thousand(10000);
+    assertThat(r.<Double>getAs("p50_s")).isEqualTo(500.0);
+    assertThat(r.<Double>getAs("p90_s")).isEqualTo(900.0);
+  }
+
+  @Test
+  void c13LowAccuracyMovesThePercentileByUpToNOverAccuracyRanks() {
+    Row r100 = thousand(100);
+    assertThat(r100.<Double>getAs("p50_s")).isEqualTo(507.0);
+    assertThat(r100.<Double>getAs("p90_s")).isEqualTo(897.0);
+    Row r10 = thousand(10);
+    assertThat(r10.<Double>getAs("p50_s")).isEqualTo(401.0);
+    assertThat(Math.abs(r10.<Double>getAs("p50_s") - 500)).isLessThanOrEqualTo(1000 / 10.0);
+  }
+
+  @Test
+  void c12NullEventTimesAreIgnored() {
+    List<Row> rows = List.of(
+        Fixtures.row("c12-e1", "2024-05-14T12:01:00Z", "2024-05-14T12:01:05Z", null, "web", null),
+        Fixtures.row("c12-e2", null, "2024-05-14T12:01:06Z", null, "web", "MISSING_EVENT_TIME"),
+        Fixtures.row("c12-e3", "2024-05-14T12:02:00Z", "2024-05-14T12:02:09Z", null, "web", null),
+        Fixtures.row("c12-e4", "2024-05-14T12:03:00Z", "2024-05-14T12:03:30Z", null, "web", null),
+        Fixtures.row("c12-e5", null, "2024-05-14T12:03:06Z", null, "web", null));
+    Row r = onlyRow(rows, Fixtures.profiler());
+    assertThat(r.<Long>getAs("n")).isEqualTo(3L);
+    assertThat(r.<Double>getAs("p50_s")).isEqualTo(9.0);
+    assertThat(r.<Double>getAs("min_s")).isEqualTo(5.0);
+    assertThat(r.<Double>getAs("max_s")).isEqualTo(30.0);
+  }
+
+  @Test
+  void c10FutureDatedEventShowsAsSkew() {
+    List<Row> rows = List.of(
+        Fixtures.row("c10-e1", "2024-05-14T12:01:00Z", "2024-05-14T12:01:01Z", null, "web", null),
+        Fixtures.row("c10-e2", "2024-05-14T12:02:00Z", "2024-05-14T12:02:01Z", null, "web", null),
+        Fixtures.row("c10-e3", "2024-05-15T12:03:00Z", "2024-05-14T12:03:01Z", null, "web",
+            "FUTURE_EVENT_TIME"),
+        Fixtures.row("c10-e4", "2024-05-14T12:04:00Z", "2024-05-14T12:04:01Z", null, "web", null),
+        Fixtures.row("c10-e5", "2024-05-14T12:06:00Z", "2024-05-14T12:06:01Z", null, "web", null));
+    Row r = onlyRow(rows, Fixtures.profiler());
+    assertThat(r.<Double>getAs("min_s")).isEqualTo(-86399.0);
+    assertThat(r.<Double>getAs("p10_s")).isEqualTo(-86399.0);
+    assertThat(r.<Double>getAs("p50_s")).isEqualTo(1.0);
+    assertThat(r.<Long>getAs("negative_count")).isEqualTo(1L);
+    assertThat(r.<Double>getAs("negative_share")).isEqualTo(0.2);
+    // the skewed event drags the watermark a day ahead: c10-e4 and c10-e5 arrive behind it,
+    // although their own lateness (1 s) is far below the 10-minute delay
+    assertThat(r.<Long>getAs("behind_watermark_count")).isEqualTo(2L);
+    assertThat(r.<Long>getAs("beyond_watermark_count")).isEqualTo(0L);
+  }
+
+  @Test
+  void handComputedFixturePerSourceAndArrivalDay() {
+    // web on 2024-05-14: lateness -5, 0, 30, 700, 4000 s (watermark 10 min, horizon 1 h,
+    // publish next day 06:00); CreateTime from the producer.
+    List<Row> rows = new ArrayList<>();
+    String[][] web = {
+        {"2024-05-14T10:00:05Z", "2024-05-14T10:00:00Z"},
+        {"2024-05-14T10:00:00Z", "2024-05-14T10:00:00Z"},
+        {"2024-05-14T10:00:00Z", "2024-05-14T10:00:30Z"},
+        {"2024-05-14T10:00:00Z", "2024-05-14T10:11:40Z"},
+        {"2024-05-14T10:00:00Z", "2024-05-14T11:06:40Z"}};
+    for (int i = 0; i < web.length; i++) {
+      rows.add(Fixtures.row("w" + i, web[i][0], web[i][1], 0, "web", null));
+    }
+    // app: an event of 2024-05-13 23:00 arriving 2024-05-14 07:00 (after the 13th's publish
+    // time, 28800 s late) and one 2 s late; LogAppendTime. Arrival day 2024-05-14 for both.
+    rows.add(Fixtures.row("a0", "2024-05-13T23:00:00Z", "2024-05-14T07:00:00Z", 1, "app", null));
+    rows.add(Fixtures.row("a1", "2024-05-14T08:00:00Z", "2024-05-14T08:00:02Z", 1, "app", null));
+    // not valid: ignored
+    rows.add(Fixtures.row("x", "2024-05-14T08:00:00Z", "2024-05-14T08:00:02Z", 1, "app",
+        "INVALID_FIELD"));
+    ProfilerConfig cfg = Fixtures.profiler("lake.profiler.watermark-delay=10 minutes",
+        "lake.profiler.correction-horizon=1 hour", "lake.profiler.publish-after=30 hours");
+    Dataset<Row> stats = LatenessStats.stats(
+        LatenessStats.lateness(Fixtures.bronze(spark, rows)), cfg, NOW);
+    assertThat(stats.orderBy("source").collectAsList())
+        .extracting(r -> r.getAs("source"), r -> r.getAs("arrival_day"), r -> r.getAs("n"),
+            r -> r.getAs("min_s"), r -> r.getAs("p50_s"), r -> r.getAs("max_s"),
+            r -> r.getAs("mean_s"), r -> r.getAs("negative_count"),
+            r -> r.getAs("beyond_watermark_count"), r -> r.getAs("beyond_watermark_share"),
+            r -> r.getAs("beyond_correction_count"), r -> r.getAs("after_publish_count"),
+            r -> r.getAs("create_time_count"), r -> r.getAs("clock_basis"))
+        .containsExactly(
+            tuple("app", Date.valueOf(LocalDate.of(2024, 5, 14)), 2L, 2.0, 2.0, 28800.0, 14401.0,
+                0L, 1L, 0.5, 1L, 1L, 0L, "broker"),
+            tuple("web", Date.valueOf(LocalDate.of(2024, 5, 14)), 5L, -5.0, 30.0, 4000.0, 945.0,
+                1L, 2L, 0.4, 1L, 0L, 5L, "producer-clock"));
+  }
+}

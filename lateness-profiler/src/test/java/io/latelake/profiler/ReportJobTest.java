@@ -1,0 +1,97 @@
+package io.latelake.profiler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.latelake.core.LatelakeException;
+import io.latelake.core.streaming.ProgressRecorder;
+import io.latelake.core.table.TableRegistry;
+import io.latelake.core.testing.SparkTestBase;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The HTML report and its charts on a fixture lake. */
+class ReportJobTest extends SparkTestBase {
+  private static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2024-05-20T03:00:00Z"), ZoneOffset.UTC);
+
+  @Test
+  void histogramHasTenBinsPerDecade() {
+    List<Row> rows = Fixtures.withLateness("web", "2024-05-14T10:00:00Z", -3, 0, 0, 1, 1.5, 1.8,
+        10, 1000);
+    assertThat(ReportJob.histogram(LatenessStats.lateness(Fixtures.bronze(spark, rows)))
+        .collectAsList())
+        .extracting(r -> r.getAs("kind"), r -> r.getAs("bin"), r -> r.getAs("events"))
+        .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("negative", null, 1L),
+            org.assertj.core.groups.Tuple.tuple("zero", null, 2L),
+            org.assertj.core.groups.Tuple.tuple("positive", 0L, 1L),
+            org.assertj.core.groups.Tuple.tuple("positive", 1L, 1L),
+            org.assertj.core.groups.Tuple.tuple("positive", 2L, 1L),
+            org.assertj.core.groups.Tuple.tuple("positive", 10L, 1L),
+            org.assertj.core.groups.Tuple.tuple("positive", 30L, 1L));
+  }
+
+  @Test
+  void writesASelfContainedReportWithChartsPerSource(@TempDir Path dir) throws IOException {
+    TableRegistry tables = new TableRegistry(dir.toString());
+    List<Row> rows = new ArrayList<>();
+    java.util.Random random = new java.util.Random(7);
+    for (String day : List.of("2024-05-14", "2024-05-15", "2024-05-16")) {
+      double[] l = new double[300];
+      for (int i = 0; i < l.length; i++) {
+        l[i] = Math.round(Math.exp(random.nextGaussian() * 1.5 + 3) * 1000) / 1000.0;
+      }
+      l[0] = -4;
+      rows.addAll(Fixtures.withLateness("web-" + day, day + "T10:00:00Z", l).stream()
+          .map(r -> RowFactory.create(r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5),
+              "web <&>", r.get(7))).toList());
+    }
+    rows.addAll(Fixtures.withLateness("app", "2024-05-15T10:00:00Z", 0.5, 2, 8, 30, 120));
+    Fixtures.bronze(spark, rows).write().format("delta").partitionBy("ingest_date")
+        .save(tables.bronzeEvents());
+    List<Row> progress = new ArrayList<>();
+    for (int b = 0; b < 6; b++) {
+      progress.add(RowFactory.create("silver_events", "q", "r", (long) b,
+          Fixtures.ts("2024-05-14T10:0" + b + ":00Z"), 100L, null, (long) (b % 3), "", 0L, 0L,
+          0L, Fixtures.ts("2024-05-14T10:0" + b + ":00Z")));
+    }
+    spark.createDataFrame(progress, ProgressRecorder.SCHEMA).write().format("delta")
+        .save(tables.streamProgress());
+    Path out = Path.of("target", "report-fixture");
+    ProfilerConfig cfg = Fixtures.profiler("lake.profiler.report-dir=\"" + out + "\"",
+        "lake.profiler.watermark-delay=1 minute", "lake.profiler.correction-horizon=10 minutes");
+    DayRange range = DayRange.parse("2024-05-14..2024-05-16");
+
+    assertThatThrownBy(() -> new ReportJob(spark, cfg, tables, range, CLOCK).run())
+        .isInstanceOf(LatelakeException.class)
+        .hasMessage("Cannot write the lateness report: no table at '" + dir
+            + "/monitoring/lateness_stats'; run `latelake profile` first");
+
+    new ProfileJob(spark, cfg, tables, range, CLOCK).run();
+    ReportJob.Result r = new ReportJob(spark, cfg, tables, range, CLOCK).run();
+    assertThat(r.sources()).containsExactly("app", "web <&>");
+    assertThat(r.charts()).extracting(p -> p.getFileName().toString()).containsExactly(
+        "app-histogram.png", "app-cdf.png", "app-trend.png", "web____-histogram.png",
+        "web____-cdf.png", "web____-trend.png", "dropped-by-watermark.png");
+    for (Path png : r.charts()) {
+      byte[] head = java.util.Arrays.copyOf(Files.readAllBytes(png), 4);
+      assertThat(head).containsExactly(0x89, 'P', 'N', 'G');
+    }
+    String html = Files.readString(r.html());
+    assertThat(Pattern.compile("src=\"data:image/png;base64,").matcher(html).results().count())
+        .isEqualTo(7L);
+    assertThat(html).contains("<h2>web &lt;&amp;&gt;</h2>").doesNotContain("<h2>web <&>")
+        .contains("Watermark delay covering 99% of events: <b>");
+  }
+}
