@@ -4,7 +4,15 @@ import io.latelake.app.DemoCommand;
 import io.latelake.bronze.BronzeMain;
 import io.latelake.bronze.replay.ReplayMain;
 import io.latelake.core.cli.Launcher;
+import io.latelake.correction.ApplyCorrectionsMain;
+import io.latelake.correction.AsOfMain;
+import io.latelake.correction.AuditMain;
+import io.latelake.correction.CascadeMain;
+import io.latelake.correction.CorrectMain;
+import io.latelake.correction.RebuildMain;
 import io.latelake.gold.GoldMain;
+import io.latelake.profiler.ProfileMain;
+import io.latelake.profiler.ReportMain;
 import io.latelake.silver.SilverMain;
 import picocli.CommandLine.Command;
 
@@ -17,7 +25,9 @@ import picocli.CommandLine.Command;
     description = "Event-time counting on Spark Structured Streaming and Delta Lake that never "
         + "loses a late event.",
     subcommands = {BronzeMain.class, SilverMain.class, GoldMain.class, DemoCommand.class,
-        ReplayMain.class})
+        ReplayMain.class, CorrectMain.class, ApplyCorrectionsMain.class, RebuildMain.class,
+        CascadeMain.class, AuditMain.class, AsOfMain.class, ProfileMain.class,
+        ReportMain.class})
 public final class LatelakeCli implements Runnable {
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;

@@ -13,17 +13,33 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.apache.spark.sql.Encoders;
+import io.latelake.core.ExitCode;
+import io.latelake.correction.ApplyCorrectionsMain;
+import io.latelake.correction.AsOfJob;
+import io.latelake.correction.AuditJob;
+import io.latelake.correction.CascadeJob;
+import io.latelake.correction.DateArgs;
+import io.latelake.correction.GoldStatus;
+import io.latelake.correction.RebuildJob;
+import java.time.LocalDate;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The seed example continued (issue 3): the fast path drops the late /home 10:03 view; `correct`
- * restates /home 10:00–10:05 from bronze, changes nothing else, logs exactly one entry, and a
- * second run leaves every table as the first left it.
+ * The seed example continued (issue 3), in one lake streamed once, with the same metric under the
+ * three late policies (page_5m restate, page_5m_rc reconcile, page_5m_ig ignore). The fast path
+ * drops the late /home 10:03 view; `correct` restates /home 10:00–10:05 from bronze and nothing
+ * else, logs exactly one entry; a second run of correct, rebuild and cascade leaves every table
+ * as the first left it; reconcile waits for apply-corrections; ignore only records the drift;
+ * audit and asof explain the numbers. Steps run in order and build on each other.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CorrectionSeedExampleTest extends SparkTestBase {
   @TempDir
   static Path tmp;
@@ -37,12 +53,20 @@ class CorrectionSeedExampleTest extends SparkTestBase {
         + "\",\"value\":1,\"duration_s\":" + dur + "}";
   }
 
+  static String pageViews(String policy) {
+    return "{window=\"5 minutes\", group-by=[page], late-policy=" + policy + ", measures=["
+        + "{name=views, function=count}, "
+        + "{name=total_duration_s, function=sum, column=duration_s}]}";
+  }
+
   static LakeFixture seedLake(Path root) {
     return new LakeFixture(root,
         "lake.event.fields=[{name=page, type=string}, {name=value, type=long}, "
             + "{name=duration_s, type=double}]",
         "lake.gold.metrics.page_5m.measures=[{name=views, function=count}, "
-            + "{name=total_duration_s, function=sum, column=duration_s}]");
+            + "{name=total_duration_s, function=sum, column=duration_s}]",
+        "lake.gold.metrics.page_5m_rc=" + pageViews("reconcile"),
+        "lake.gold.metrics.page_5m_ig=" + pageViews("ignore"));
   }
 
   /** Streams the seed example: 5 on-time views, then 10:30, then the late /home 10:03. */
@@ -66,8 +90,26 @@ class CorrectionSeedExampleTest extends SparkTestBase {
     streamSeed(spark, f);
   }
 
-  List<String> gold() {
-    return spark.read().format("delta").load(tables.gold("page_5m"))
+  static final String[] METRICS = {"page_5m", "page_5m_rc", "page_5m_ig"};
+  static final List<String> STREAMED = List.of(
+      "/home 10:00 10:05 1 7.0 false",
+      "/home 10:05 10:10 1 5.0 false",
+      "/home 10:30 10:35 1 1.0 false",
+      "/pricing 10:00 10:05 2 10.0 false",
+      "/pricing 10:05 10:10 1 5.0 false");
+  static final List<String> CORRECTED = List.of(
+      "/home 10:00 10:05 2 12.0 true",
+      "/home 10:05 10:10 1 5.0 false",
+      "/home 10:30 10:35 1 1.0 false",
+      "/pricing 10:00 10:05 2 10.0 false",
+      "/pricing 10:05 10:10 1 5.0 false");
+  static final DateArgs.DateRange DAY =
+      new DateArgs.DateRange(LocalDate.parse("2024-05-14"), LocalDate.parse("2024-05-14"));
+  long goldVersionBeforeCorrect;
+  String firstRunId;
+
+  List<String> gold(String metric) {
+    return spark.read().format("delta").load(tables.gold(metric))
         .selectExpr("concat_ws(' ', page, date_format(window_start, 'HH:mm'), "
             + "date_format(window_end, 'HH:mm'), views, total_duration_s, "
             + "corrected_at IS NOT NULL)")
@@ -78,30 +120,56 @@ class CorrectionSeedExampleTest extends SparkTestBase {
     return new CorrectJob(spark, config, tables, config.metrics(), since);
   }
 
+  long version(String path) {
+    return io.delta.tables.DeltaTable.forPath(spark, path).history(1).first().getLong(0);
+  }
+
+  List<Long> versions() {
+    List<String> paths = new java.util.ArrayList<>();
+    for (String m : METRICS) {
+      paths.add(tables.gold(m));
+    }
+    paths.addAll(List.of(tables.monitoring("corrections_log"),
+        tables.monitoring("recompute_audit"), tables.monitoring("pending_page_5m_rc")));
+    return paths.stream().map(this::version).toList();
+  }
+
+  List<String> log(String metric) {
+    return spark.read().format("delta").load(tables.monitoring("corrections_log"))
+        .filter(org.apache.spark.sql.functions.col("metric").equalTo(metric))
+        .selectExpr("concat_ws(' ', run_id, metric, date_format(window_start, 'HH:mm'), keys, "
+            + "old_values, new_values, reason, policy)")
+        .as(Encoders.STRING()).collectAsList();
+  }
+
+  List<String> audit(String job) {
+    return spark.read().format("delta").load(tables.monitoring("recompute_audit"))
+        .filter(org.apache.spark.sql.functions.col("job").equalTo(job))
+        .selectExpr("concat_ws(' ', metric, date_format(period_start, 'HH:mm'), keys, published, "
+            + "recomputed, difference, beyond_tolerance)")
+        .as(Encoders.STRING()).collectAsList().stream().sorted().toList();
+  }
+
   @Test
-  void firstRunWithoutSinceIsRefusedAndCorrectThenRestatesOnlyTheLateWindow() {
+  @Order(1)
+  void correctRefusesAFirstRunWithoutSinceThenRestatesOnlyTheLateWindow() {
     assertThatThrownBy(() -> job(Optional.empty()).run())
         .isInstanceOf(LakeConfigException.class)
         .hasMessage("Cannot run correct for metric 'page_5m': no previous run in "
             + "monitoring.correction_state, and correct never scans bronze from the beginning "
             + "silently; give --since <yyyy-MM-dd or instant> (bronze rows ingested since then "
             + "are checked)");
-    assertThat(gold()).containsExactly(
-        "/home 10:00 10:05 1 7.0 false",
-        "/home 10:05 10:10 1 5.0 false",
-        "/home 10:30 10:35 1 1.0 false",
-        "/pricing 10:00 10:05 2 10.0 false",
-        "/pricing 10:05 10:10 1 5.0 false");
+    for (String m : METRICS) {
+      assertThat(gold(m)).as(m).isEqualTo(STREAMED);
+    }
+    goldVersionBeforeCorrect = version(tables.gold("page_5m"));
 
     CorrectJob.Result first = job(Optional.of(Instant.parse("2000-01-01T00:00:00Z"))).run();
+    firstRunId = first.runId();
 
-    assertThat(gold()).containsExactly(
-        "/home 10:00 10:05 2 12.0 true",
-        "/home 10:05 10:10 1 5.0 false",
-        "/home 10:30 10:35 1 1.0 false",
-        "/pricing 10:00 10:05 2 10.0 false",
-        "/pricing 10:05 10:10 1 5.0 false");
+    assertThat(gold("page_5m")).isEqualTo(CORRECTED);
     CorrectJob.MetricResult m = first.metrics().get(0);
+    assertThat(m.metric()).isEqualTo("page_5m");
     assertThat(m.watermark()).isEqualTo(Instant.parse("2024-05-14T10:20:00Z"));
     assertThat(m.touchedWindows()).isEqualTo(3);
     assertThat(m.closedWindows()).isEqualTo(2);
@@ -111,33 +179,126 @@ class CorrectionSeedExampleTest extends SparkTestBase {
         Instant.parse("2024-05-14T10:00:00Z"), Instant.parse("2024-05-14T10:05:00Z"),
         "{\"page\":\"/home\"}", "{\"views\":1,\"total_duration_s\":7.0}",
         "{\"views\":2,\"total_duration_s\":12.0}", "LATE_ARRIVAL"));
-    assertThat(log()).containsExactly(first.runId()
+    assertThat(log("page_5m")).containsExactly(first.runId()
         + " page_5m 10:00 {\"page\":\"/home\"} {\"views\":1,\"total_duration_s\":7.0} "
         + "{\"views\":2,\"total_duration_s\":12.0} LATE_ARRIVAL restate");
-    long goldVersion = version(tables.gold("page_5m"));
+    // reconcile: staged, gold unchanged; ignore: gold unchanged, drift recorded.
+    assertThat(gold("page_5m_rc")).isEqualTo(STREAMED);
+    assertThat(spark.read().format("delta").load(tables.monitoring("pending_page_5m_rc"))
+        .selectExpr("concat_ws(' ', page, date_format(window_start, 'HH:mm'), views, "
+            + "total_duration_s, reason, run_id, applied_at IS NULL)")
+        .as(Encoders.STRING()).collectAsList())
+        .containsExactly("/home 10:00 2 12.0 LATE_ARRIVAL " + first.runId() + " true");
+    assertThat(gold("page_5m_ig")).isEqualTo(STREAMED);
+    assertThat(audit("correct")).containsExactly("page_5m_ig 10:00 {\"page\":\"/home\"} "
+        + "{\"views\":1,\"total_duration_s\":7.0} {\"views\":2,\"total_duration_s\":12.0} "
+        + "5.0 true");
+    assertThat(log("page_5m_rc")).isEmpty();
+    assertThat(log("page_5m_ig")).isEmpty();
+  }
+
+  @Test
+  @Order(2)
+  void aSecondCorrectRunChangesNothing() {
+    List<Long> before = versions();
 
     CorrectJob.Result second = job(Optional.empty()).run();
 
     assertThat(second.rowsChanged()).isZero();
     assertThat(second.metrics().get(0).deferredWindows()).isEqualTo(1);
-    assertThat(version(tables.gold("page_5m"))).isEqualTo(goldVersion);
-    assertThat(gold()).containsExactly(
-        "/home 10:00 10:05 2 12.0 true",
-        "/home 10:05 10:10 1 5.0 false",
-        "/home 10:30 10:35 1 1.0 false",
-        "/pricing 10:00 10:05 2 10.0 false",
-        "/pricing 10:05 10:10 1 5.0 false");
-    assertThat(log()).hasSize(1);
+    assertThat(versions()).isEqualTo(before);
+    assertThat(gold("page_5m")).isEqualTo(CORRECTED);
+    assertThat(log("page_5m")).hasSize(1);
   }
 
-  long version(String path) {
-    return io.delta.tables.DeltaTable.forPath(spark, path).history(1).first().getLong(0);
+  @Test
+  @Order(3)
+  void applyCorrectionsPublishesTheStagedReconcileCorrectionOnce() {
+    assertThat(ApplyCorrectionsMain.apply(spark, config, tables, config.metric("page_5m_rc"),
+        List.of(firstRunId))).isEqualTo(1);
+    assertThat(gold("page_5m_rc")).isEqualTo(CORRECTED);
+    assertThat(log("page_5m_rc")).hasSize(1).allMatch(l -> l.endsWith("LATE_ARRIVAL reconcile"));
+
+    assertThat(ApplyCorrectionsMain.apply(spark, config, tables, config.metric("page_5m_rc"),
+        List.of())).isZero();
+    assertThat(log("page_5m_rc")).hasSize(1);
   }
 
-  List<String> log() {
-    return spark.read().format("delta").load(tables.monitoring("corrections_log"))
-        .selectExpr("concat_ws(' ', run_id, metric, date_format(window_start, 'HH:mm'), keys, "
-            + "old_values, new_values, reason, policy)")
-        .as(Encoders.STRING()).collectAsList();
+  @Test
+  @Order(4)
+  void rebuildAndCascadeTwiceLeaveTheTablesAsOneRunDid() {
+    RebuildJob.Result r1 = new RebuildJob(spark, config, tables,
+        List.of(config.metric("page_5m")), DAY).run();
+    assertThat(r1.metrics().get(0).changedDays()).containsExactly(DAY.from());
+    CascadeJob.Result c1 = new CascadeJob(spark, config, tables,
+        List.of(config.metric("page_5m")), DAY).run();
+    assertThat(c1.metrics().get(0).changedWeeks()).containsExactly(LocalDate.parse("2024-05-13"));
+    String daily = tables.gold("daily_page_5m");
+    String weekly = tables.gold("weekly_page_5m");
+    List<String> dailyRows = rows(daily, "concat_ws(' ', event_date, page, views, total_duration_s)");
+    List<String> weeklyRows = rows(weekly,
+        "concat_ws(' ', week_start, iso_year, iso_week, page, views, total_duration_s, days)");
+    assertThat(dailyRows).containsExactly("2024-05-14 /home 4 18.0", "2024-05-14 /pricing 3 15.0");
+    assertThat(weeklyRows).containsExactly("2024-05-13 2024 20 /home 4 18.0 1",
+        "2024-05-13 2024 20 /pricing 3 15.0 1");
+    long dv = version(daily);
+    long wv = version(weekly);
+
+    RebuildJob.Result r2 = new RebuildJob(spark, config, tables,
+        List.of(config.metric("page_5m")), DAY).run();
+    CascadeJob.Result c2 = new CascadeJob(spark, config, tables,
+        List.of(config.metric("page_5m")), DAY).run();
+
+    assertThat(r2.metrics().get(0).changedDays()).isEmpty();
+    assertThat(c2.metrics().get(0).changedWeeks()).isEmpty();
+    assertThat(version(daily)).isEqualTo(dv);
+    assertThat(version(weekly)).isEqualTo(wv);
+    assertThat(rows(daily, "concat_ws(' ', event_date, page, views, total_duration_s)"))
+        .isEqualTo(dailyRows);
+  }
+
+  @Test
+  @Order(5)
+  void auditFindsNoDifferenceForRestatedMetricsAndTheDriftOfTheIgnoredOne() {
+    AuditJob.Result ok = new AuditJob(spark, config, tables,
+        List.of(config.metric("page_5m"), config.metric("page_5m_rc")), DAY).run();
+    assertThat(ok.differences()).isZero();
+    assertThat(io.latelake.correction.AuditMain.exitCode(ok)).isEqualTo(ExitCode.OK);
+
+    AuditJob.Result drift = new AuditJob(spark, config, tables,
+        List.of(config.metric("page_5m_ig")), DAY).run();
+
+    assertThat(drift.beyondTolerance()).isEqualTo(1);
+    assertThat(io.latelake.correction.AuditMain.exitCode(drift))
+        .isEqualTo(ExitCode.AUDIT_DIFFERENCES);
+    assertThat(audit("audit")).containsExactly("page_5m_ig 10:00 {\"page\":\"/home\"} "
+        + "{\"views\":1,\"total_duration_s\":7.0} {\"views\":2,\"total_duration_s\":12.0} "
+        + "5.0 true");
+    assertThat(gold("page_5m_ig")).isEqualTo(STREAMED);
+  }
+
+  @Test
+  @Order(6)
+  void asofShowsTheRestatementAndStatusTellsReadersWhereRowsStand() {
+    AsOfJob.Result r = new AsOfJob(spark, tables, config.metric("page_5m"), Optional.empty(),
+        Optional.of(goldVersionBeforeCorrect), 10).run();
+    assertThat(r.changed()).isEqualTo(1);
+    assertThat(r.rows()).containsExactly(new AsOfJob.Row2(Instant.parse("2024-05-14T10:00:00Z"),
+        "{\"page\":\"/home\"}", "{\"views\":1,\"total_duration_s\":7.0}",
+        "{\"views\":2,\"total_duration_s\":12.0}",
+        "{\"views\":1.0,\"total_duration_s\":5.0}"));
+    assertThat(rows(GoldStatus.withStatus(spark.read().format("delta")
+            .load(tables.gold("page_5m")), config.horizon()),
+        "concat_ws(' ', page, date_format(window_start, 'HH:mm'), status)"))
+        .containsExactly("/home 10:00 restated", "/home 10:05 settled", "/home 10:30 settled",
+            "/pricing 10:00 settled", "/pricing 10:05 settled");
+  }
+
+  List<String> rows(String path, String expr) {
+    return rows(spark.read().format("delta").load(path), expr);
+  }
+
+  List<String> rows(org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> d, String expr) {
+    return d.selectExpr(expr).as(Encoders.STRING()).collectAsList().stream().sorted().toList();
   }
 }

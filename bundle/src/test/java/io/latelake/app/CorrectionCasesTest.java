@@ -1,0 +1,84 @@
+package io.latelake.app;
+
+import static io.latelake.app.LakeFixture.event;
+import static io.latelake.app.LakeFixture.goldRows;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.latelake.core.table.TableRegistry;
+import io.latelake.core.testing.SparkTestBase;
+import io.latelake.correction.CorrectJob;
+import io.latelake.correction.CorrectionConfig;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.apache.spark.sql.Encoders;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Case C02 (an event exactly at the watermark) and a duplicate whose copies arrive further apart
+ * than the watermark, in one lake (cases' common settings: 10-minute watermark, 5-minute windows
+ * by page, count and sum of value).
+ *
+ * <p>C02 as the correction path sees it: c02-b (12:10:00) is dropped because 12:10:00 ≤ the
+ * watermark 12:10:00 (inclusive); its window [12:10, 12:15) is then still open (end 12:15 &gt;
+ * watermark), so the stream may still update it and correct defers it — correcting it now would
+ * let the next stream update overwrite the correction with a smaller value. Once the watermark
+ * passes 12:15 the next run restates it to count 2, sum 6, the case's expected value.
+ */
+class CorrectionCasesTest extends SparkTestBase {
+  @TempDir
+  Path tmp;
+
+  List<String> gold(LakeFixture f) {
+    return spark.read().format("delta").load(f.root + "/gold/page_5m")
+        .selectExpr("concat_ws(' ', page, date_format(window_start, 'HH:mm'), events, value_sum, "
+            + "corrected_at IS NOT NULL)")
+        .as(Encoders.STRING()).collectAsList().stream().sorted().toList();
+  }
+
+  @Test
+  void c02EventAtTheWatermarkIsFoundAndADistantDuplicateCountsOnce() {
+    LakeFixture f = new LakeFixture(tmp.resolve("c02"));
+    CorrectionConfig config = CorrectionConfig.fromConfig(f.config);
+    TableRegistry tables = TableRegistry.fromConfig(f.config);
+    FastPath fast = new FastPath(spark, f.config);
+    f.land(event("c02-a", "2024-05-14T12:20:00Z", "2024-05-14T12:20:01Z", "p", 1),
+        event("dup-1", "2024-05-14T12:06:00Z", "2024-05-14T12:06:01Z", "q", 3));
+    fast.step();
+    // The second copy of dup-1 arrives 20 minutes after the first: beyond the watermark.
+    f.land(event("c02-b", "2024-05-14T12:10:00Z", "2024-05-14T12:20:30Z", "p", 4),
+        event("c02-c", "2024-05-14T12:10:01Z", "2024-05-14T12:20:31Z", "p", 2),
+        event("dup-1", "2024-05-14T12:06:00Z", "2024-05-14T12:26:01Z", "q", 3));
+    fast.step();
+    assertThat(gold(f)).containsExactly("p 12:10 1 2 false", "p 12:20 1 1 false",
+        "q 12:05 1 3 false");
+
+    CorrectJob.Result first = new CorrectJob(spark, config, tables, config.metrics(),
+        Optional.of(Instant.parse("2000-01-01T00:00:00Z"))).run();
+
+    // Watermark 12:10: [12:05, 12:10) is closed (its duplicate counted once, unchanged);
+    // [12:10, 12:15) and [12:20, 12:25) are open and deferred.
+    assertThat(first.metrics().get(0).watermark()).isEqualTo(Instant.parse("2024-05-14T12:10:00Z"));
+    assertThat(first.metrics().get(0).closedWindows()).isEqualTo(1);
+    assertThat(first.metrics().get(0).deferredWindows()).isEqualTo(2);
+    assertThat(first.rowsChanged()).isZero();
+    assertThat(gold(f)).containsExactly("p 12:10 1 2 false", "p 12:20 1 1 false",
+        "q 12:05 1 3 false");
+
+    f.land(event("later", "2024-05-14T12:40:00Z", "2024-05-14T12:40:01Z", "z", 1));
+    fast.step();
+    CorrectJob.Result second = new CorrectJob(spark, config, tables, config.metrics(),
+        Optional.empty()).run();
+
+    assertThat(second.metrics().get(0).watermark())
+        .isEqualTo(Instant.parse("2024-05-14T12:30:00Z"));
+    assertThat(second.metrics().get(0).closedWindows()).isEqualTo(2);
+    assertThat(second.metrics().get(0).deferredWindows()).isEqualTo(1);
+    assertThat(second.rowsChanged()).isEqualTo(1);
+    assertThat(gold(f)).containsExactly("p 12:10 2 6 true", "p 12:20 1 1 false",
+        "q 12:05 1 3 false", "z 12:40 1 1 false");
+    assertThat(goldRows(spark, f.root + "/gold/page_5m")).hasSize(4);
+  }
+}

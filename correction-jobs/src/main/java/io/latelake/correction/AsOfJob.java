@@ -1,0 +1,106 @@
+package io.latelake.correction;
+
+import static org.apache.spark.sql.functions.coalesce;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.from_json;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.struct;
+import static org.apache.spark.sql.functions.to_json;
+
+import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.table.TableRegistry;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Reads {@code gold.<metric>} as it was at a timestamp or version (Delta time travel) and diffs it
+ * against now, per key: before, after and the difference of each measure.
+ */
+public final class AsOfJob {
+  private static final DateTimeFormatter TS =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS").withZone(ZoneOffset.UTC);
+
+  /**
+   * One key whose values differ.
+   *
+   * @param before measures then, JSON (null: the row did not exist)
+   * @param after measures now, JSON (null: the row is gone)
+   * @param delta after − before per measure, JSON of doubles (a missing side counts as 0)
+   */
+  public record Row2(Instant windowStart, String keys, String before, String after,
+      String delta) {}
+
+  /**
+   * @param changed keys whose measures differ (also added and removed rows)
+   * @param rows up to {@code limit} of them, ordered by window and keys
+   */
+  public record Result(String metric, String asOf, long changed, List<Row2> rows) {}
+
+  private final SparkSession spark;
+  private final TableRegistry tables;
+  private final MetricSpec metric;
+  private final Optional<Instant> timestamp;
+  private final Optional<Long> version;
+  private final int limit;
+
+  /** Exactly one of {@code timestamp} and {@code version} must be present. */
+  public AsOfJob(SparkSession spark, TableRegistry tables, MetricSpec metric,
+      Optional<Instant> timestamp, Optional<Long> version, int limit) {
+    if (timestamp.isPresent() == version.isPresent()) {
+      throw new LakeConfigException("Invalid options: give --timestamp or --version");
+    }
+    this.spark = spark;
+    this.tables = tables;
+    this.metric = metric;
+    this.timestamp = timestamp;
+    this.version = version;
+    this.limit = limit;
+  }
+
+  /** @throws LakeConfigException (exit 2) when the gold table is missing */
+  public Result run() {
+    String path = tables.gold(metric.name());
+    LakeReads.requireTable(spark, "asof", "gold." + metric.name(), path,
+        "run `latelake gold` first");
+    var reader = spark.read().format("delta");
+    String asOf;
+    if (version.isPresent()) {
+      reader = reader.option("versionAsOf", version.get());
+      asOf = "version " + version.get();
+    } else {
+      reader = reader.option("timestampAsOf", TS.format(timestamp.get()));
+      asOf = timestamp.get().toString();
+    }
+    Dataset<Row> before = reader.load(path);
+    Dataset<Row> now = spark.read().format("delta").load(path);
+    String ddl = String.join(", ", metric.measureNames().stream()
+        .map(m -> "`" + m + "` DOUBLE").toList());
+    Dataset<Row> diff = Corrections.diff(now, before, metric)
+        .withColumn("_b", from_json(col("old_values"), ddl, java.util.Map.of()))
+        .withColumn("_a", from_json(col("new_values"), ddl, java.util.Map.of()))
+        .withColumn("delta", to_json(struct(metric.measureNames().stream()
+            .map(m -> coalesce(col("_a.`" + m + "`"), lit(0.0))
+                .minus(coalesce(col("_b.`" + m + "`"), lit(0.0))).as(m))
+            .toArray(org.apache.spark.sql.Column[]::new))))
+        .persist();
+    try {
+      long changed = diff.count();
+      List<Row2> rows = new ArrayList<>();
+      for (Row r : diff.orderBy("window_start", "keys").limit(limit).collectAsList()) {
+        rows.add(new Row2(r.<java.sql.Timestamp>getAs("window_start").toInstant(),
+            r.getAs("keys"), r.getAs("old_values"), r.getAs("new_values"), r.getAs("delta")));
+      }
+      return new Result(metric.name(), asOf, changed, List.copyOf(rows));
+    } finally {
+      diff.unpersist();
+    }
+  }
+}

@@ -1,0 +1,93 @@
+package io.latelake.correction;
+
+import com.typesafe.config.Config;
+import io.latelake.core.ExitCode;
+import io.latelake.core.cli.JobCommand;
+import io.latelake.core.cli.Launcher;
+import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.table.TableRegistry;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.Optional;
+import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code latelake asof}: shows how {@code gold.<metric>} differed at a timestamp or version from
+ * now ({@link AsOfJob}), one line per changed key: window, keys, before → after. spark-submit
+ * entry point: {@code --class io.latelake.correction.AsOfMain}. Read only. Exit codes: 0 ok,
+ * 1 runtime failure, 2 bad usage or config (bad timestamp or version, unknown metric, missing
+ * table).
+ */
+@Command(name = "asof", mixinStandardHelpOptions = true,
+    description = "Diff a gold table as of a timestamp or version against now.")
+public final class AsOfMain extends JobCommand<AsOfMain.Prepared> {
+  @Option(names = "--metric", required = true, paramLabel = "NAME", description = "The metric.")
+  String metricName;
+
+  @Option(names = "--timestamp", paramLabel = "DATE|INSTANT",
+      description = "Read gold as of this UTC date or instant.")
+  String timestamp;
+
+  @Option(names = "--version", paramLabel = "N", description = "Read gold as of this version.")
+  String version;
+
+  @Option(names = "--limit", defaultValue = "50", paramLabel = "N",
+      description = "Lines to show. Default: ${DEFAULT-VALUE}.")
+  int limit;
+
+  @Spec
+  CommandSpec spec;
+
+  record Prepared(MetricSpec metric, Optional<Instant> timestamp, Optional<Long> version) {}
+
+  public static void main(String[] args) {
+    System.exit(Launcher.execute(new AsOfMain(), args));
+  }
+
+  @Override
+  protected String appName() {
+    return "latelake-asof";
+  }
+
+  @Override
+  protected Prepared prepare(Config config) {
+    TableRegistry.fromConfig(config);
+    MetricSpec m = CorrectionConfig.fromConfig(config).metric(metricName);
+    if ((timestamp == null) == (version == null)) {
+      throw new LakeConfigException("Invalid options: give --timestamp or --version (one)");
+    }
+    if (limit < 1 || limit > 100_000) {
+      throw LakeConfigException.invalid("--limit", limit, "must be between 1 and 100000");
+    }
+    Optional<Long> v = Optional.empty();
+    if (version != null) {
+      if (!version.matches("\\d{1,18}")) {
+        throw LakeConfigException.invalid("--version", version, "expected a version number >= 0");
+      }
+      v = Optional.of(Long.parseLong(version));
+    }
+    Optional<Instant> t = timestamp == null ? Optional.empty()
+        : Optional.of(DateArgs.instant("--timestamp", timestamp));
+    return new Prepared(m, t, v);
+  }
+
+  @Override
+  protected ExitCode run(SparkSession spark, Config config, Prepared p) {
+    AsOfJob.Result r = new AsOfJob(spark, TableRegistry.fromConfig(config), p.metric(),
+        p.timestamp(), p.version(), limit).run();
+    PrintWriter out = spec.commandLine().getOut();
+    out.printf("gold.%s as of %s vs now: %d keys differ%n", r.metric(), r.asOf(), r.changed());
+    for (AsOfJob.Row2 row : r.rows()) {
+      out.printf("  %s %s: %s -> %s (delta %s)%n", row.windowStart(), row.keys(),
+          row.before() == null ? "(no row)" : row.before(),
+          row.after() == null ? "(removed)" : row.after(), row.delta());
+    }
+    out.flush();
+    return ExitCode.OK;
+  }
+}

@@ -1,0 +1,125 @@
+package io.latelake.correction;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+
+import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.table.TableRegistry;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Recompute audit: recomputes every closed gold window ({@code window_end <=} the stream's last
+ * watermark) whose start falls in a range of UTC event dates from bronze (valid rows, exact dedup)
+ * and compares it with what {@code gold.<metric>} publishes. Each difference becomes a row of
+ * {@code monitoring.recompute_audit} (see {@link CorrectionTables}); those whose largest absolute
+ * measure difference exceeds {@code lake.correction.audit-tolerance} count as beyond tolerance
+ * (the command then exits 3). Reads only; gold is never changed.
+ */
+public final class AuditJob {
+  private static final Logger LOG = LoggerFactory.getLogger(AuditJob.class);
+
+  /**
+   * @param differences windows whose published and recomputed values differ
+   * @param beyondTolerance of those, differing by more than the tolerance
+   */
+  public record MetricResult(String metric, Instant watermark, long differences,
+      long beyondTolerance) {}
+
+  public record Result(String runId, List<MetricResult> metrics) {
+    /** @return windows beyond tolerance over all metrics */
+    public long beyondTolerance() {
+      return metrics.stream().mapToLong(MetricResult::beyondTolerance).sum();
+    }
+
+    public long differences() {
+      return metrics.stream().mapToLong(MetricResult::differences).sum();
+    }
+  }
+
+  private final SparkSession spark;
+  private final CorrectionConfig config;
+  private final TableRegistry registry;
+  private final CorrectionTables tables;
+  private final List<MetricSpec> metrics;
+  private final DateArgs.DateRange range;
+
+  public AuditJob(SparkSession spark, CorrectionConfig config, TableRegistry tables,
+      List<MetricSpec> metrics, DateArgs.DateRange range) {
+    this.spark = spark;
+    this.config = config;
+    this.registry = tables;
+    this.tables = new CorrectionTables(tables);
+    this.metrics = List.copyOf(metrics);
+    this.range = range;
+  }
+
+  /** @throws io.latelake.core.config.LakeConfigException (exit 2) when a table is missing */
+  public Result run() {
+    LakeReads.requireTable(spark, "audit", "bronze_events", registry.bronzeEvents(),
+        "run `latelake bronze` first");
+    for (MetricSpec m : metrics) {
+      LakeReads.requireTable(spark, "audit", "gold." + m.name(), registry.gold(m.name()),
+          "run `latelake gold` first");
+    }
+    Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
+    String runId = "audit-" + now.truncatedTo(ChronoUnit.SECONDS).toString().replace(":", "")
+        + "-" + UUID.randomUUID().toString().substring(0, 8);
+    List<MetricResult> out = new ArrayList<>();
+    for (MetricSpec m : metrics) {
+      out.add(audit(m, runId, Timestamp.from(now)));
+    }
+    return new Result(runId, out);
+  }
+
+  private MetricResult audit(MetricSpec metric, String runId, Timestamp at) {
+    Optional<Instant> wm = LakeReads.lastWatermark(spark, registry, metric);
+    if (wm.isEmpty()) {
+      LOG.info("audit {}: the gold stream reported no watermark yet: no closed window",
+          metric.name());
+      return new MetricResult(metric.name(), null, 0, 0);
+    }
+    Instant from = range.from().atStartOfDay(ZoneOffset.UTC).toInstant();
+    Instant to = range.to().plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant();
+    Timestamp closedBy = Timestamp.from(wm.get());
+    Dataset<Row> bronze = spark.read().format("delta").load(registry.bronzeEvents())
+        .filter(col("event_time").geq(lit(Timestamp.from(from)))
+            .and(col("event_time").lt(lit(Timestamp.from(to.plus(metric.window()))))));
+    Dataset<Row> recomputed = inRange(Recompute.gold(bronze, metric), from, to, closedBy);
+    Dataset<Row> published = inRange(spark.read().format("delta")
+        .load(registry.gold(metric.name())), from, to, closedBy);
+    List<Row> diffs = Corrections.diff(recomputed, published, metric).collectAsList();
+    long beyond = 0;
+    if (!diffs.isEmpty()) {
+      Dataset<Row> d = spark.createDataFrame(diffs,
+          Corrections.diff(recomputed, published, metric).schema());
+      Drift.record(spark, tables, metric, d, runId, "audit", at, config);
+      beyond = spark.read().format("delta").load(tables.audit())
+          .filter(col("run_id").equalTo(runId).and(col("metric").equalTo(metric.name()))
+              .and(col("beyond_tolerance")))
+          .count();
+    }
+    LOG.info("audit {}: closed windows up to watermark {} starting {}..{}: {} differences, {} "
+            + "beyond tolerance {}", metric.name(), wm.get(), range.from(), range.to(),
+        diffs.size(), beyond, config.auditTolerance());
+    return new MetricResult(metric.name(), wm.get(), diffs.size(), beyond);
+  }
+
+  private static Dataset<Row> inRange(Dataset<Row> gold, Instant from, Instant to,
+      Timestamp closedBy) {
+    return gold.filter(col("window_start").geq(lit(Timestamp.from(from)))
+        .and(col("window_start").lt(lit(Timestamp.from(to))))
+        .and(col("window_end").leq(lit(closedBy))));
+  }
+}

@@ -1,0 +1,58 @@
+package io.latelake.correction;
+
+import com.typesafe.config.Config;
+import io.latelake.core.ExitCode;
+import io.latelake.core.cli.JobCommand;
+import io.latelake.core.cli.Launcher;
+import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.table.TableRegistry;
+import java.util.List;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/**
+ * {@code latelake cascade}: Recompute the ISO weeks gold.weekly_<metric> over changed daily totals (MERGE). ({@link CascadeJob}). spark-submit entry point:
+ * {@code --class io.latelake.correction.CascadeMain}. Safe to re-run. Exit codes: 0 ok, 1 runtime failure, 2 bad usage or config (a bad date, an unknown metric, a daily table missing).
+ * Dates are validated before Spark starts.
+ */
+@Command(name = "cascade", mixinStandardHelpOptions = true,
+    description = "Recompute the ISO weeks gold.weekly_<metric> over changed daily totals (MERGE).")
+public final class CascadeMain extends JobCommand<CascadeMain.Prepared> {
+  private static final Logger LOG = LoggerFactory.getLogger(CascadeMain.class);
+
+  @Mixin
+  RangeOptions range = new RangeOptions();
+
+  record Prepared(CorrectionConfig config, List<MetricSpec> metrics, DateArgs.DateRange range) {}
+
+  public static void main(String[] args) {
+    System.exit(Launcher.execute(new CascadeMain(), args));
+  }
+
+  @Override
+  protected String appName() {
+    return "latelake-cascade";
+  }
+
+  @Override
+  protected Prepared prepare(Config config) {
+    TableRegistry.fromConfig(config);
+    CorrectionConfig c = CorrectionConfig.fromConfig(config);
+    return new Prepared(c, c.select(range.metrics), range.range(c));
+  }
+
+  @Override
+  protected ExitCode run(SparkSession spark, Config config, Prepared p) {
+    CascadeJob.Result r = new CascadeJob(spark, p.config(), TableRegistry.fromConfig(config),
+        p.metrics(), p.range()).run();
+    LOG.info("cascade {}..{}: {}", p.range().from(), p.range().to(), r.metrics());
+    return exitCode(r);
+  }
+
+  static ExitCode exitCode(CascadeJob.Result r) {
+    return ExitCode.OK;
+  }
+}

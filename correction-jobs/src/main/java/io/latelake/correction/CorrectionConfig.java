@@ -1,0 +1,79 @@
+package io.latelake.correction;
+
+import com.typesafe.config.Config;
+import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.config.Settings;
+import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.metric.Metrics;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Typed, validated view of {@code lake.correction} plus the metrics the correction jobs work on.
+ *
+ * @param horizon correction horizon: a window is provisional until now (UTC) ≥ its end + horizon
+ * @param auditTolerance largest accepted absolute difference per measure in {@code audit}
+ * @param maxCommitAttempts attempts of a Delta commit that loses to a concurrent commit
+ * @param retryBackoff wait before the first retry (doubles each time)
+ * @param lookbackDays default event-date lookback of rebuild, cascade and audit, in days
+ * @param goldWatermarkDelay {@code lake.gold.watermark-delay}
+ * @param metrics the configured gold metrics (sorted by name)
+ */
+public record CorrectionConfig(Duration horizon, double auditTolerance, int maxCommitAttempts,
+    Duration retryBackoff, int lookbackDays, Duration goldWatermarkDelay,
+    List<MetricSpec> metrics) {
+
+  /**
+   * @throws LakeConfigException naming the first bad key and value; the horizon must be at least
+   *     the gold watermark delay
+   */
+  public static CorrectionConfig fromConfig(Config root) {
+    Settings c = Settings.of(root).sub("lake.correction");
+    Duration horizon = c.positiveDuration("horizon");
+    Duration delay = Settings.of(root).positiveDuration("lake.gold.watermark-delay");
+    if (horizon.compareTo(delay) < 0) {
+      throw LakeConfigException.invalid(c.key("horizon"), c.raw().getValue("horizon").unwrapped(),
+          "must be at least lake.gold.watermark-delay (" + delay + "), or a settled window "
+              + "could still be open");
+    }
+    double tolerance;
+    try {
+      tolerance = c.raw().getDouble("audit-tolerance");
+    } catch (com.typesafe.config.ConfigException e) {
+      throw LakeConfigException.invalid(c.key("audit-tolerance"),
+          c.raw().getValue("audit-tolerance").unwrapped(), "expected a number >= 0");
+    }
+    if (!(tolerance >= 0) || Double.isInfinite(tolerance)) {
+      throw LakeConfigException.invalid(c.key("audit-tolerance"), tolerance,
+          "expected a finite number >= 0");
+    }
+    return new CorrectionConfig(horizon, tolerance, c.intBetween("max-commit-attempts", 1, 100),
+        c.positiveDuration("retry-backoff"), c.intBetween("lookback-days", 1, 3660), delay,
+        Metrics.fromConfig(root));
+  }
+
+  /**
+   * @param name a metric name from the command line
+   * @return the metric
+   * @throws LakeConfigException when no such metric is configured
+   */
+  public MetricSpec metric(String name) {
+    Optional<MetricSpec> m = metrics.stream().filter(s -> s.name().equals(name)).findFirst();
+    return m.orElseThrow(() -> LakeConfigException.invalid("--metric", name,
+        "no such metric in lake.gold.metrics; configured: "
+            + metrics.stream().map(MetricSpec::name).toList()));
+  }
+
+  /**
+   * @param names metric names from the command line; empty means all
+   * @return the selected metrics
+   * @throws LakeConfigException on an unknown name
+   */
+  public List<MetricSpec> select(List<String> names) {
+    if (names == null || names.isEmpty()) {
+      return metrics;
+    }
+    return names.stream().distinct().map(this::metric).toList();
+  }
+}

@@ -1,0 +1,100 @@
+package io.latelake.correction;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+
+import io.delta.tables.DeltaTable;
+import io.latelake.core.metric.GoldLayout;
+import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.table.DeltaRetry;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+
+/**
+ * Idempotent writes of corrections: the gold MERGE and the corrections_log insert. Each commit
+ * is retried on a concurrent-commit conflict ({@link DeltaRetry}); re-running either with the
+ * same corrections changes nothing.
+ */
+public final class GoldWriter {
+  private final int attempts;
+  private final Duration backoff;
+
+  public GoldWriter(int attempts, Duration backoff) {
+    this.attempts = attempts;
+    this.backoff = backoff;
+  }
+
+  /**
+   * MERGEs corrections ({@link Corrections#diff} schema) into {@code gold.<metric>} on its key:
+   * {@code DELETE} rows remove the gold row; {@code UPSERT} rows update the measures and
+   * {@code window_end} and set {@code corrected_at} — only when a measure differs — or insert a
+   * new row with {@code updated_at} = {@code corrected_at} = {@code correctedAt}.
+   */
+  public void restate(Dataset<Row> corrections, String goldPath, MetricSpec metric,
+      Timestamp correctedAt) {
+    Column changed = lit(true);
+    for (String m : metric.measureNames()) {
+      changed = changed.and(col("t.`" + m + "`").eqNullSafe(col("s.`" + m + "`")));
+    }
+    changed = changed.unary_$bang();
+    Map<String, Column> update = new LinkedHashMap<>();
+    update.put("window_end", col("s.window_end"));
+    for (String m : metric.measureNames()) {
+      update.put("`" + m + "`", col("s.`" + m + "`"));
+    }
+    update.put("corrected_at", lit(correctedAt));
+    Map<String, Column> insert = new LinkedHashMap<>();
+    insert.put("window_start", col("s.window_start"));
+    insert.put("window_end", col("s.window_end"));
+    for (String g : metric.groupBy()) {
+      insert.put("`" + g + "`", col("s.`" + g + "`"));
+    }
+    for (String m : metric.measureNames()) {
+      insert.put("`" + m + "`", col("s.`" + m + "`"));
+    }
+    insert.put("updated_at", lit(correctedAt));
+    insert.put("corrected_at", lit(correctedAt));
+    Column isDelete = col("s._action").equalTo("DELETE");
+    Column isUpsert = col("s._action").equalTo("UPSERT");
+    final Column cond = changed;
+    DeltaRetry.run("MERGE of corrections into gold." + metric.name(), attempts, backoff, () -> {
+      DeltaTable.forPath(corrections.sparkSession(), goldPath).as("t")
+          .merge(corrections.as("s"), GoldLayout.keyCondition(metric))
+          .whenMatched(isDelete).delete()
+          .whenMatched(isUpsert.and(cond)).update(update)
+          .whenNotMatched(isUpsert).insert(insert)
+          .execute();
+      return null;
+    });
+  }
+
+  /**
+   * Inserts one {@code monitoring.corrections_log} row per correction, unless an identical entry
+   * (metric, window, keys, old and new values) is there already — so a run repeated after a
+   * failure does not log twice.
+   */
+  public void log(Dataset<Row> corrections, String logPath, MetricSpec metric, String runId,
+      String policy, Timestamp correctedAt) {
+    Dataset<Row> rows = corrections.select(lit(runId).as("run_id"),
+        lit(metric.name()).as("metric"), col("window_start"), col("window_end"), col("keys"),
+        col("old_values"), col("new_values"), col("reason"), lit(policy).as("policy"),
+        lit(correctedAt).as("corrected_at"));
+    Column same = col("t.metric").equalTo(col("s.metric"))
+        .and(col("t.window_start").equalTo(col("s.window_start")))
+        .and(col("t.keys").equalTo(col("s.keys")))
+        .and(col("t.old_values").eqNullSafe(col("s.old_values")))
+        .and(col("t.new_values").eqNullSafe(col("s.new_values")));
+    DeltaRetry.run("corrections_log insert", attempts, backoff, () -> {
+      DeltaTable.forPath(corrections.sparkSession(), logPath).as("t")
+          .merge(rows.as("s"), same)
+          .whenNotMatched().insertAll()
+          .execute();
+      return null;
+    });
+  }
+}

@@ -1,0 +1,111 @@
+package io.latelake.correction;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+
+import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.table.DeltaRetry;
+import io.latelake.core.table.DeltaTables;
+import io.latelake.core.table.TableRegistry;
+import java.sql.Timestamp;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Rebuilds the settled daily totals {@code gold.daily_<metric>} (schema: {@code event_date} date,
+ * partition column; group-by columns; measures) for a validated range of UTC event dates from
+ * bronze (valid rows, exact dedup on {@code event_id}) with Delta {@code replaceWhere} on the
+ * {@code event_date} partitions. The predicate is built from parsed {@link LocalDate}s
+ * ({@link DateArgs.DateRange#predicate}). When the recomputed days equal the table, nothing is
+ * written, so a second run leaves the table (and its version) as the first left it.
+ */
+public final class RebuildJob {
+  private static final Logger LOG = LoggerFactory.getLogger(RebuildJob.class);
+
+  /**
+   * @param changedDays event dates whose rows changed (to cascade)
+   * @param rowsWritten daily rows in the range after the rebuild (0 when nothing was written)
+   */
+  public record MetricResult(String metric, List<LocalDate> changedDays, long rowsWritten) {}
+
+  public record Result(DateArgs.DateRange range, List<MetricResult> metrics) {}
+
+  private final SparkSession spark;
+  private final CorrectionConfig config;
+  private final TableRegistry registry;
+  private final CorrectionTables tables;
+  private final List<MetricSpec> metrics;
+  private final DateArgs.DateRange range;
+
+  public RebuildJob(SparkSession spark, CorrectionConfig config, TableRegistry tables,
+      List<MetricSpec> metrics, DateArgs.DateRange range) {
+    this.spark = spark;
+    this.config = config;
+    this.registry = tables;
+    this.tables = new CorrectionTables(tables);
+    this.metrics = List.copyOf(metrics);
+    this.range = range;
+  }
+
+  /**
+   * @throws io.latelake.core.config.LakeConfigException (exit 2) when bronze is missing
+   * @throws io.latelake.core.LatelakeException (exit 1) when a commit keeps conflicting
+   */
+  public Result run() {
+    LakeReads.requireTable(spark, "rebuild", "bronze_events", registry.bronzeEvents(),
+        "run `latelake bronze` first");
+    List<MetricResult> out = new ArrayList<>();
+    for (MetricSpec m : metrics) {
+      out.add(rebuild(m));
+    }
+    return new Result(range, out);
+  }
+
+  private MetricResult rebuild(MetricSpec metric) {
+    Timestamp from = Timestamp.from(range.from().atStartOfDay(ZoneOffset.UTC).toInstant());
+    Timestamp to = Timestamp.from(range.to().plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant());
+    Dataset<Row> bronze = spark.read().format("delta").load(registry.bronzeEvents())
+        .filter(col("event_time").geq(lit(from)).and(col("event_time").lt(lit(to))));
+    Dataset<Row> fresh = Rollups.daily(bronze, metric);
+    String path = tables.daily(metric);
+    StructType schema = fresh.schema();
+    DeltaTables.createIfNotExists(spark, path, schema, List.of("event_date"), Map.of());
+    Dataset<Row> existing = spark.read().format("delta").load(path)
+        .filter(col("event_date").geq(lit(java.sql.Date.valueOf(range.from())))
+            .and(col("event_date").leq(lit(java.sql.Date.valueOf(range.to())))));
+    TreeSet<LocalDate> changed = new TreeSet<>();
+    for (Row r : Rollups.changed(fresh, existing, metric, "event_date", metric.measureNames())
+        .select("event_date").distinct().collectAsList()) {
+      changed.add(r.getDate(0).toLocalDate());
+    }
+    long written = 0;
+    if (!changed.isEmpty()) {
+      Dataset<Row> rows = fresh.persist();
+      try {
+        written = rows.count();
+        String predicate = range.predicate("event_date");
+        DeltaRetry.run("replaceWhere of gold.daily_" + metric.name(),
+            config.maxCommitAttempts(), config.retryBackoff(), () -> {
+              rows.write().format("delta").mode("overwrite").option("replaceWhere", predicate)
+                  .save(path);
+              return null;
+            });
+      } finally {
+        rows.unpersist();
+      }
+    }
+    LOG.info("rebuild daily_{} {}..{}: {} days changed, {} rows written", metric.name(),
+        range.from(), range.to(), changed.size(), written);
+    return new MetricResult(metric.name(), List.copyOf(changed), written);
+  }
+}

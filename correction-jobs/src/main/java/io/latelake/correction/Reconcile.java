@@ -1,0 +1,107 @@
+package io.latelake.correction;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.row_number;
+
+import io.delta.tables.DeltaTable;
+import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.table.DeltaRetry;
+import io.latelake.core.table.DeltaTables;
+import java.sql.Timestamp;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.expressions.Window;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The {@code reconcile} late policy: corrections are staged in {@code monitoring.pending_<metric>}
+ * (the corrections schema of {@link Corrections#diff} plus {@code run_id}, {@code staged_at},
+ * {@code applied_at}, {@code applied_by}); published gold stays as it is until
+ * {@code apply-corrections} applies the approved (selected) ones.
+ */
+public final class Reconcile {
+  private Reconcile() {}
+
+  static StructType pendingSchema(StructType corrections) {
+    return corrections
+        .add("run_id", DataTypes.StringType)
+        .add("staged_at", DataTypes.TimestampType)
+        .add("applied_at", DataTypes.TimestampType)
+        .add("applied_by", DataTypes.StringType);
+  }
+
+  /** Stages corrections; an identical unapplied correction (same key and values) is not staged twice. */
+  static void stage(SparkSession spark, CorrectionTables tables, MetricSpec metric,
+      Dataset<Row> corrections, String runId, Timestamp at, CorrectionConfig config) {
+    String path = tables.pending(metric);
+    DeltaTables.createIfNotExists(spark, path, pendingSchema(corrections.schema()), List.of(),
+        Map.of());
+    Dataset<Row> rows = corrections.withColumn("run_id", lit(runId))
+        .withColumn("staged_at", lit(at))
+        .withColumn("applied_at", lit(null).cast(DataTypes.TimestampType))
+        .withColumn("applied_by", lit(null).cast(DataTypes.StringType));
+    Column same = col("t.applied_at").isNull()
+        .and(col("t.window_start").equalTo(col("s.window_start")))
+        .and(col("t.keys").equalTo(col("s.keys")))
+        .and(col("t.new_values").eqNullSafe(col("s.new_values")));
+    DeltaRetry.run("staging into monitoring.pending_" + metric.name(),
+        config.maxCommitAttempts(), config.retryBackoff(), () -> {
+          DeltaTable.forPath(spark, path).as("t").merge(rows.as("s"), same)
+              .whenNotMatched().insertAll().execute();
+          return null;
+        });
+  }
+
+  /**
+   * Applies staged, unapplied corrections: the latest staged one per gold key, from the given
+   * runs (all runs when {@code runIds} is empty). Gold gets them as a restatement (MERGE,
+   * {@code corrected_at}), the log gets one entry each (policy {@code reconcile}), and the
+   * applied rows are marked with {@code applied_at}/{@code applied_by}.
+   *
+   * @return the number of gold rows corrected
+   */
+  static long apply(SparkSession spark, CorrectionTables tables, MetricSpec metric,
+      List<String> runIds, String applyRunId, Timestamp at, CorrectionConfig config) {
+    String path = tables.pending(metric);
+    if (!DeltaTables.exists(spark, path)) {
+      return 0;
+    }
+    Column selected = col("applied_at").isNull();
+    if (!runIds.isEmpty()) {
+      selected = selected.and(col("run_id").isin(runIds.toArray()));
+    }
+    Dataset<Row> pending = spark.read().format("delta").load(path).filter(selected);
+    Column[] key = new Column[metric.groupBy().size() + 1];
+    key[0] = col("window_start");
+    for (int i = 0; i < metric.groupBy().size(); i++) {
+      key[i + 1] = col("`" + metric.groupBy().get(i) + "`");
+    }
+    Dataset<Row> latest = pending
+        .withColumn("_n", row_number().over(Window.partitionBy(key)
+            .orderBy(col("staged_at").desc())))
+        .filter(col("_n").equalTo(1)).drop("_n", "run_id", "staged_at", "applied_at",
+            "applied_by");
+    List<Row> rows = latest.collectAsList();
+    if (rows.isEmpty()) {
+      return 0;
+    }
+    Dataset<Row> fixed = spark.createDataFrame(rows, latest.schema());
+    GoldWriter writer = new GoldWriter(config.maxCommitAttempts(), config.retryBackoff());
+    writer.log(fixed, tables.log(), metric, applyRunId, "reconcile", at);
+    writer.restate(fixed, tables.registry().gold(metric.name()), metric, at);
+    final Column sel = selected;
+    DeltaRetry.run("marking monitoring.pending_" + metric.name() + " applied",
+        config.maxCommitAttempts(), config.retryBackoff(), () -> {
+          DeltaTable.forPath(spark, path).update(sel,
+              Map.of("applied_at", lit(at), "applied_by", lit(applyRunId)));
+          return null;
+        });
+    return rows.size();
+  }
+}

@@ -1,0 +1,109 @@
+package io.latelake.correction;
+
+import static org.apache.spark.sql.functions.coalesce;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.date_trunc;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.max;
+import static org.apache.spark.sql.functions.min;
+import static org.apache.spark.sql.functions.sum;
+import static org.apache.spark.sql.functions.to_date;
+import static org.apache.spark.sql.functions.weekofyear;
+import static org.apache.spark.sql.functions.when;
+
+import io.latelake.core.metric.Measure;
+import io.latelake.core.metric.MetricSpec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+
+/** Pure functions for the settled daily totals and their ISO-week rollups. */
+public final class Rollups {
+  private Rollups() {}
+
+  /**
+   * Daily totals recomputed from bronze rows (valid, exact dedup on {@code event_id}).
+   *
+   * @return {@code event_date} date (UTC day of the event time), the group-by columns, the
+   *     measures (same types as the gold metric)
+   */
+  public static Dataset<Row> daily(Dataset<Row> bronze, MetricSpec metric) {
+    MetricSpec perDay = new MetricSpec(metric.name(), Duration.ofDays(1), metric.groupBy(),
+        metric.measures(), metric.latePolicy());
+    List<Column> out = new ArrayList<>();
+    out.add(to_date(col("window_start")).as("event_date"));
+    metric.groupBy().forEach(g -> out.add(col("`" + g + "`")));
+    metric.measureNames().forEach(m -> out.add(col("`" + m + "`")));
+    return Recompute.gold(bronze, perDay).select(out.toArray(Column[]::new));
+  }
+
+  /**
+   * ISO-week rollup of daily rows: count and sum measures are summed, min and max kept.
+   *
+   * @return {@code week_start} date (Monday), {@code iso_year} int, {@code iso_week} int, the
+   *     group-by columns, the measures, {@code days} long (days with data)
+   */
+  public static Dataset<Row> weekly(Dataset<Row> daily, MetricSpec metric) {
+    List<Column> keys = new ArrayList<>();
+    keys.add(to_date(date_trunc("week", col("event_date").cast("timestamp"))).as("week_start"));
+    metric.groupBy().forEach(g -> keys.add(col("`" + g + "`")));
+    List<Column> aggs = new ArrayList<>();
+    for (Measure m : metric.measures()) {
+      Column c = col("`" + m.name() + "`");
+      aggs.add((switch (m.function()) {
+        case COUNT, SUM -> sum(c);
+        case MIN -> min(c);
+        case MAX -> max(c);
+      }).as(m.name()));
+    }
+    aggs.add(count(lit(1)).as("days"));
+    List<Column> out = new ArrayList<>();
+    out.add(col("week_start"));
+    out.add(org.apache.spark.sql.functions.expr("extract(YEAROFWEEK FROM week_start)")
+        .cast("int").as("iso_year"));
+    out.add(weekofyear(col("week_start")).as("iso_week"));
+    metric.groupBy().forEach(g -> out.add(col("`" + g + "`")));
+    metric.measureNames().forEach(m -> out.add(col("`" + m + "`")));
+    out.add(col("days"));
+    return daily.groupBy(keys.toArray(Column[]::new))
+        .agg(aggs.get(0), aggs.subList(1, aggs.size()).toArray(Column[]::new))
+        .select(out.toArray(Column[]::new));
+  }
+
+  /**
+   * Rows of {@code fresh} that differ from {@code existing} on the key ({@code keyColumn} plus
+   * group-by, null-safe), compared on {@code valueColumns}; rows only in {@code existing} come
+   * out with {@code _action = 'DELETE'}, the others {@code 'UPSERT'}.
+   *
+   * @return fresh's columns (key columns filled from whichever side has the row) and
+   *     {@code _action}
+   */
+  public static Dataset<Row> changed(Dataset<Row> fresh, Dataset<Row> existing, MetricSpec metric,
+      String keyColumn, List<String> valueColumns) {
+    Dataset<Row> f = fresh.as("f");
+    Dataset<Row> e = existing.select(fresh.columns()[0], java.util.Arrays.copyOfRange(
+        fresh.columns(), 1, fresh.columns().length)).as("e");
+    Column on = col("f." + keyColumn).equalTo(col("e." + keyColumn));
+    for (String g : metric.groupBy()) {
+      on = on.and(col("f.`" + g + "`").eqNullSafe(col("e.`" + g + "`")));
+    }
+    Column same = lit(true);
+    for (String v : valueColumns) {
+      same = same.and(col("f.`" + v + "`").eqNullSafe(col("e.`" + v + "`")));
+    }
+    Column inF = col("f." + keyColumn).isNotNull();
+    List<Column> out = new ArrayList<>();
+    for (String c : fresh.columns()) {
+      boolean key = c.equals(keyColumn) || metric.groupBy().contains(c);
+      out.add(key ? coalesce(col("f.`" + c + "`"), col("e.`" + c + "`")).as(c)
+          : when(inF, col("f.`" + c + "`")).otherwise(col("e.`" + c + "`")).as(c));
+    }
+    out.add(when(inF, lit("UPSERT")).otherwise(lit("DELETE")).as("_action"));
+    return f.join(e, on, "full_outer").filter(same.unary_$bang())
+        .select(out.toArray(Column[]::new));
+  }
+}

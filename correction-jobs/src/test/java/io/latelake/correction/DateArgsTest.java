@@ -1,0 +1,63 @@
+package io.latelake.correction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.latelake.core.config.LakeConfigException;
+import java.time.Instant;
+import java.time.LocalDate;
+import org.junit.jupiter.api.Test;
+
+class DateArgsTest {
+  private static final LocalDate TODAY = LocalDate.of(2024, 5, 20);
+
+  @Test
+  void anInjectedDateIsRefusedWithTheOptionAndValue() {
+    assertThatThrownBy(() -> DateArgs.range("2024-01-01' OR '1'='1", "2024-01-02", null, 7, TODAY))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid value '2024-01-01' OR '1'='1' for key '--from': expected a date "
+            + "yyyy-MM-dd (UTC)");
+  }
+
+  @Test
+  void aNonCalendarDateAndAReversedRangeAreRefused() {
+    assertThatThrownBy(() -> DateArgs.date("--to", "2024-02-30"))
+        .hasMessage("Invalid value '2024-02-30' for key '--to': is not a calendar date");
+    assertThatThrownBy(() -> DateArgs.range("2024-05-02", "2024-05-01", null, 7, TODAY))
+        .hasMessage("Invalid value '2024-05-01' for key '--to': is before --from '2024-05-02'");
+    assertThatThrownBy(() -> DateArgs.range("2024-05-02", null, null, 7, TODAY))
+        .hasMessage("Invalid date range: give both --from and --to (got --from '2024-05-02', "
+            + "--to 'null'), or neither to use the lookback");
+  }
+
+  @Test
+  void theReplaceWherePredicateIsBuiltFromParsedDates() {
+    DateArgs.DateRange r = DateArgs.range("2024-05-01", "2024-05-03", null, 7, TODAY);
+    assertThat(r.predicate("event_date"))
+        .isEqualTo("event_date >= DATE'2024-05-01' AND event_date <= DATE'2024-05-03'");
+    assertThat(r.days()).isEqualTo(3);
+    assertThatThrownBy(() -> r.predicate("x' OR 1=1"))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void theLookbackEndsToday() {
+    assertThat(DateArgs.range(null, null, null, 7, TODAY))
+        .isEqualTo(new DateArgs.DateRange(LocalDate.of(2024, 5, 14), TODAY));
+    assertThat(DateArgs.range(null, null, 1, 7, TODAY))
+        .isEqualTo(new DateArgs.DateRange(TODAY, TODAY));
+    assertThatThrownBy(() -> DateArgs.range(null, null, 0, 7, TODAY))
+        .hasMessage("Invalid value '0' for key '--lookback-days': must be between 1 and 3660");
+  }
+
+  @Test
+  void sinceTakesADateOrAnInstant() {
+    assertThat(DateArgs.instant("--since", "2024-05-14"))
+        .isEqualTo(Instant.parse("2024-05-14T00:00:00Z"));
+    assertThat(DateArgs.instant("--since", "2024-05-14T10:03:00Z"))
+        .isEqualTo(Instant.parse("2024-05-14T10:03:00Z"));
+    assertThatThrownBy(() -> DateArgs.instant("--since", "yesterday"))
+        .hasMessage("Invalid value 'yesterday' for key '--since': expected a date yyyy-MM-dd or "
+            + "an instant such as 2024-05-14T10:00:00Z (UTC)");
+  }
+}
