@@ -3,6 +3,7 @@ package io.latelake.gold;
 import io.latelake.core.metric.GoldLayout;
 import io.latelake.core.metric.MetricSpec;
 import io.delta.tables.DeltaTable;
+import io.latelake.core.table.DeltaRetry;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -22,6 +23,9 @@ import org.apache.spark.sql.types.StructType;
 public final class GoldMerge {
   private static final String TXN_APP_ID = "spark.databricks.delta.write.txnAppId";
   private static final String TXN_VERSION = "spark.databricks.delta.write.txnVersion";
+  /** Attempts of a MERGE that lost to a concurrent commit (a correction) before the batch fails. */
+  private static final int COMMIT_ATTEMPTS = 5;
+  private static final java.time.Duration COMMIT_BACKOFF = java.time.Duration.ofMillis(500);
 
   private GoldMerge() {}
 
@@ -77,11 +81,16 @@ public final class GoldMerge {
       }
       insert.putAll(update);
       insert.put("corrected_at", "CAST(NULL AS TIMESTAMP)");
-      DeltaTable.forPath(s, path).as("t")
-          .merge(batch.as("s"), on)
-          .whenMatched(changed).updateExpr(update)
-          .whenNotMatched().insertExpr(insert)
-          .execute();
+      // A correction committing at the same moment makes this commit lose: try again (bounded).
+      DeltaRetry.run("gold MERGE into " + path + " (micro-batch " + batchId + ")",
+          COMMIT_ATTEMPTS, COMMIT_BACKOFF, () -> {
+            DeltaTable.forPath(s, path).as("t")
+                .merge(batch.as("s"), on)
+                .whenMatched(changed).updateExpr(update)
+                .whenNotMatched().insertExpr(insert)
+                .execute();
+            return null;
+          });
     } finally {
       s.conf().unset(TXN_APP_ID);
       s.conf().unset(TXN_VERSION);
