@@ -2,16 +2,12 @@ package io.latelake.correction;
 
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
-import io.latelake.core.cli.JobCommand;
 import io.latelake.core.cli.Launcher;
-import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
-import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 
 /**
  * {@code latelake audit}: Compare closed gold windows with a recomputation from bronze; exit 3 beyond tolerance. ({@link AuditJob}). spark-submit entry point:
@@ -20,28 +16,16 @@ import picocli.CommandLine.Mixin;
  */
 @Command(name = "audit", mixinStandardHelpOptions = true,
     description = "Compare closed gold windows with a recomputation from bronze; exit 3 beyond tolerance.")
-public final class AuditMain extends JobCommand<AuditMain.Prepared> {
+public final class AuditMain extends RangeCommand {
   private static final Logger LOG = LoggerFactory.getLogger(AuditMain.class);
-
-  @Mixin
-  RangeOptions range = new RangeOptions();
-
-  record Prepared(CorrectionConfig config, List<MetricSpec> metrics, DateArgs.DateRange range) {}
 
   public static void main(String[] args) {
     System.exit(Launcher.execute(new AuditMain(), args));
   }
 
   @Override
-  protected String appName() {
-    return "latelake-audit";
-  }
-
-  @Override
-  protected Prepared prepare(Config config) {
-    TableRegistry.fromConfig(config);
-    CorrectionConfig c = CorrectionConfig.fromConfig(config);
-    return new Prepared(c, c.select(range.metrics), range.range(c));
+  protected String name() {
+    return "audit";
   }
 
   @Override
