@@ -1,12 +1,11 @@
 package io.latelake.bronze;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigValue;
+import io.latelake.core.config.KafkaOptions;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.config.Settings;
 import io.latelake.core.event.EventSchema;
 import io.latelake.core.streaming.TriggerSpec;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,7 +25,9 @@ import java.util.Set;
  * @param topics Kafka topics
  * @param startingOffsets earliest or latest
  * @param maxOffsetsPerTrigger records per micro-batch, 0 for no bound
- * @param kafkaProperties extra consumer properties (without the {@code kafka.} prefix)
+ * @param kafkaOptions options of Spark's Kafka source from {@code lake.bronze.kafka.properties}
+ *     (validated by {@link KafkaOptions}): consumer properties as {@code kafka.<name>}, with
+ *     {@code kafka.isolation.level=read_committed} unless configured otherwise
  */
 public record BronzeConfig(
     String source,
@@ -39,7 +40,7 @@ public record BronzeConfig(
     List<String> topics,
     String startingOffsets,
     long maxOffsetsPerTrigger,
-    Map<String, String> kafkaProperties) {
+    Map<String, String> kafkaOptions) {
 
   /**
    * @param root the effective config
@@ -62,19 +63,25 @@ public record BronzeConfig(
           "must differ from the event id and event time fields");
     }
     Settings k = b.sub("kafka");
-    Map<String, String> props = new LinkedHashMap<>();
-    for (Map.Entry<String, ConfigValue> e : k.raw().getConfig("properties").entrySet()) {
-      props.put(e.getKey(), String.valueOf(e.getValue().unwrapped()));
-    }
+    Map<String, String> kafkaOptions =
+        KafkaOptions.sourceOptions(k.key("properties"), k.optionMap("properties"));
     List<String> topics = k.strings("topics");
     if (source.equals("kafka") && topics.isEmpty()) {
       throw LakeConfigException.invalid(k.key("topics"), topics, "name at least one topic");
+    }
+    for (int i = 0; i < topics.size(); i++) {
+      KafkaOptions.requireLegalTopic(k.key("topics") + "[" + i + "]", topics.get(i));
     }
     return new BronzeConfig(source, trigger, event,
         f.string("path"), enqField, f.intBetween("max-files-per-trigger", 1, 1_000_000),
         k.string("bootstrap-servers"), topics,
         k.oneOf("starting-offsets", Set.of("earliest", "latest")),
-        k.longBetween("max-offsets-per-trigger", 0, Long.MAX_VALUE), Map.copyOf(props));
+        k.longBetween("max-offsets-per-trigger", 0, Long.MAX_VALUE), Map.copyOf(kafkaOptions));
+  }
+
+  /** @return the Kafka properties an admin client also knows (for topic checks) */
+  public Map<String, Object> kafkaAdminProperties() {
+    return KafkaOptions.adminProperties(kafkaOptions);
   }
 
   /** @return the streaming query name, also the checkpoint folder name */

@@ -54,10 +54,13 @@ public final class BronzeJob {
   /**
    * Runs the bronze stream: until the input is drained (available-now) or until stopped.
    *
-   * @throws LakeConfigException when the landing folder does not exist
+   * @throws LakeConfigException when the landing folder does not exist, or the bronze table was
+   *     written from the other kind of source
    * @throws io.latelake.core.LatelakeException when the stream fails or its checkpoint is missing
    */
   public Result run() {
+    SourceSwitchGuard.requireSameSource(spark, tables.bronzeEvents(), config.source(),
+        config.queryName());
     Dataset<Row> raw = switch (config.source()) {
       case "kafka" -> {
         warnOnCreateTime();
@@ -111,7 +114,7 @@ public final class BronzeJob {
     props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
     props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000);
-    config.kafkaProperties().forEach(props::put);
+    props.putAll(config.kafkaAdminProperties());
     try (Admin admin = Admin.create(props)) {
       List<ConfigResource> resources = config.topics().stream()
           .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();

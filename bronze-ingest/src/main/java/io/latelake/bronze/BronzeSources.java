@@ -40,6 +40,9 @@ public final class BronzeSources {
   /**
    * Kafka topics. {@code enqueued_time} is the record timestamp; {@code timestamp_type} 1 means
    * LogAppendTime (broker clock: a true arrival time), 0 CreateTime (the producer's clock).
+   * Read with {@code kafka.isolation.level=read_committed} unless configured otherwise: records
+   * of aborted transactions never reach bronze, and the offsets of transaction markers are gaps
+   * in {@code kafka_offset}, not lost records.
    */
   public static Dataset<Row> kafka(SparkSession spark, BronzeConfig cfg) {
     DataStreamReader r = spark.readStream().format("kafka")
@@ -51,8 +54,8 @@ public final class BronzeSources {
     if (cfg.maxOffsetsPerTrigger() > 0) {
       r = r.option("maxOffsetsPerTrigger", cfg.maxOffsetsPerTrigger());
     }
-    for (var e : cfg.kafkaProperties().entrySet()) {
-      r = r.option("kafka." + e.getKey(), e.getValue());
+    for (var e : cfg.kafkaOptions().entrySet()) {
+      r = r.option(e.getKey(), e.getValue());
     }
     return r.load().select(
         col("value").cast(DataTypes.StringType).as("payload"),

@@ -4,9 +4,12 @@ import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.from_json;
 import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.max;
+import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.to_json;
 
+import io.delta.tables.DeltaTable;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
@@ -55,7 +58,7 @@ public final class AsOfJob {
   public AsOfJob(SparkSession spark, TableRegistry tables, MetricSpec metric,
       Optional<Instant> timestamp, Optional<Long> version, int limit) {
     if (timestamp.isPresent() == version.isPresent()) {
-      throw new LakeConfigException("Invalid options: give --timestamp or --version");
+      throw new LakeConfigException("Invalid options: give --timestamp or --table-version");
     }
     this.spark = spark;
     this.tables = tables;
@@ -65,11 +68,15 @@ public final class AsOfJob {
     this.limit = limit;
   }
 
-  /** @throws LakeConfigException (exit 2) when the gold table is missing */
+  /**
+   * @throws LakeConfigException (exit 2) when the gold table is missing, or the version or
+   *     timestamp lies outside its history
+   */
   public Result run() {
     String path = tables.gold(metric.name());
     LakeReads.requireTable(spark, "asof", "gold." + metric.name(), path,
         "run `latelake gold` first");
+    requireWithinHistory(path);
     var reader = spark.read().format("delta");
     String asOf;
     if (version.isPresent()) {
@@ -101,6 +108,29 @@ public final class AsOfJob {
       return new Result(metric.name(), asOf, changed, List.copyOf(rows));
     } finally {
       diff.unpersist();
+    }
+  }
+
+  /**
+   * Time travel reaches the versions in the table's history, and timestamps from its first to its
+   * last commit (Delta refuses others with an error that is the user's input, not a failure).
+   */
+  private void requireWithinHistory(String path) {
+    Row h = DeltaTable.forPath(spark, path).history()
+        .agg(min("version"), max("version"), min("timestamp"), max("timestamp")).first();
+    long first = h.getLong(0);
+    long last = h.getLong(1);
+    Instant from = h.getTimestamp(2).toInstant();
+    Instant to = h.getTimestamp(3).toInstant();
+    String table = "gold." + metric.name();
+    if (version.isPresent() && (version.get() < first || version.get() > last)) {
+      throw LakeConfigException.invalid("--table-version", version.get(),
+          table + " has versions " + first + " to " + last);
+    }
+    if (timestamp.isPresent() && (timestamp.get().isBefore(from) || timestamp.get().isAfter(to))) {
+      throw LakeConfigException.invalid("--timestamp", timestamp.get(),
+          table + "'s history runs from " + from + " (version " + first + ") to " + to
+              + " (version " + last + ")");
     }
   }
 }

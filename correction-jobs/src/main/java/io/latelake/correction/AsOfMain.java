@@ -20,8 +20,8 @@ import picocli.CommandLine.Spec;
  * {@code latelake asof}: shows how {@code gold.<metric>} differed at a timestamp or version from
  * now ({@link AsOfJob}), one line per changed key: window, keys, before → after. spark-submit
  * entry point: {@code --class io.latelake.correction.AsOfMain}. Read only. Exit codes: 0 ok,
- * 1 runtime failure, 2 bad usage or config (bad timestamp or version, unknown metric, missing
- * table).
+ * 1 runtime failure, 2 bad usage or config (bad timestamp or table version, or one outside the
+ * table's history; unknown metric, missing table).
  */
 @Command(name = "asof", mixinStandardHelpOptions = true,
     description = "Diff a gold table as of a timestamp or version against now.")
@@ -33,7 +33,8 @@ public final class AsOfMain extends JobCommand<AsOfMain.Prepared> {
       description = "Read gold as of this UTC date or instant.")
   String timestamp;
 
-  @Option(names = "--version", paramLabel = "N", description = "Read gold as of this version.")
+  @Option(names = "--table-version", paramLabel = "N",
+      description = "Read gold as of this Delta table version.")
   String version;
 
   @Option(names = "--limit", defaultValue = "50", paramLabel = "N",
@@ -59,7 +60,7 @@ public final class AsOfMain extends JobCommand<AsOfMain.Prepared> {
     TableRegistry.fromConfig(config);
     MetricSpec m = CorrectionConfig.fromConfig(config).metric(metricName);
     if ((timestamp == null) == (version == null)) {
-      throw new LakeConfigException("Invalid options: give --timestamp or --version (one)");
+      throw new LakeConfigException("Invalid options: give --timestamp or --table-version (one)");
     }
     if (limit < 1 || limit > 100_000) {
       throw LakeConfigException.invalid("--limit", limit, "must be between 1 and 100000");
@@ -67,7 +68,8 @@ public final class AsOfMain extends JobCommand<AsOfMain.Prepared> {
     Optional<Long> v = Optional.empty();
     if (version != null) {
       if (!version.matches("\\d{1,18}")) {
-        throw LakeConfigException.invalid("--version", version, "expected a version number >= 0");
+        throw LakeConfigException.invalid("--table-version", version,
+            "expected a version number >= 0");
       }
       v = Optional.of(Long.parseLong(version));
     }

@@ -62,7 +62,7 @@ class MainsExitCodeTest {
         "2024-12-31"))).isEqualTo(2);
     assertThat(run(new CascadeMain(), err, args(root, "--metric", "nope"))).isEqualTo(2);
     assertThat(run(new CorrectMain(), err, args(root, "--since", "1' OR '1'='1"))).isEqualTo(2);
-    assertThat(run(new AsOfMain(), err, args(root, "--metric", "page_5m", "--version",
+    assertThat(run(new AsOfMain(), err, args(root, "--metric", "page_5m", "--table-version",
         "1; DROP"))).isEqualTo(2);
     assertThat(run(new ApplyCorrectionsMain(), err, args(root, "--metric", "page_5m",
         "--all"))).isEqualTo(2);
@@ -71,7 +71,7 @@ class MainsExitCodeTest {
         "Invalid value 'nope' for key '--metric': no such metric in lake.gold.metrics; "
             + "configured: [page_5m]",
         "Invalid value '1' OR '1'='1' for key '--since'",
-        "Invalid value '1; DROP' for key '--version'",
+        "Invalid value '1; DROP' for key '--table-version'",
         "Invalid value 'page_5m' for key '--metric': its late-policy is restate, not reconcile");
     assertThat(Files.exists(root)).isFalse();
   }

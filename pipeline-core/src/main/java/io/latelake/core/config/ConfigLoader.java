@@ -5,6 +5,7 @@ import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigRenderOptions;
+import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +16,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * &lt; a config file &lt; {@code key=value} overrides. Environment variables take part through
  * {@code ${?VAR}} substitutions in the files. Unknown keys under {@code lake.} are rejected.
  *
- * <p>Throws {@link LakeConfigException} for a missing or unparseable file, a malformed override
- * and an unknown key, always naming the key or file.
+ * <p>Throws {@link LakeConfigException} for a missing or unparseable file, a malformed override,
+ * an override outside {@code lake.}, an unknown key and invalid {@code lake.spark.conf} settings,
+ * always naming the key or file. Secret values are masked in every message ({@link Secrets}).
  */
 public final class ConfigLoader {
   private static final Logger LOG = LoggerFactory.getLogger(ConfigLoader.class);
@@ -33,9 +34,6 @@ public final class ConfigLoader {
   /** Subtrees whose keys are user-chosen names, validated by their own typed config. */
   private static final List<String> OPEN_SUBTREES =
       List.of("lake.gold.metrics", "lake.bronze.kafka.properties", "lake.spark.conf");
-
-  private static final Pattern SECRET =
-      Pattern.compile("(?i).*(password|secret|token|sasl\\.jaas|credential|key\\.pem|access-key).*");
 
   private ConfigLoader() {}
 
@@ -75,21 +73,7 @@ public final class ConfigLoader {
     }
     Config fromOverrides = ConfigFactory.empty();
     for (String override : overrides) {
-      int eq = override.indexOf('=');
-      if (eq <= 0) {
-        throw new LakeConfigException(
-            "Invalid override '" + override + "' for --set: expected key=value, e.g. "
-                + "lake.silver.watermark-delay=\"5 minutes\"");
-      }
-      String key = override.substring(0, eq).trim();
-      try {
-        Config one = ConfigFactory.parseString(key + " = " + override.substring(eq + 1),
-            ConfigParseOptions.defaults().setOriginDescription("--set " + key));
-        fromOverrides = one.withFallback(fromOverrides);
-      } catch (ConfigException e) {
-        throw new LakeConfigException(
-            "Invalid override '" + override + "' for --set: " + e.getMessage(), e);
-      }
+      fromOverrides = parseOverride(override).withFallback(fromOverrides);
     }
     Config merged;
     try {
@@ -98,7 +82,50 @@ public final class ConfigLoader {
       throw new LakeConfigException("Cannot resolve configuration: " + e.getMessage(), e);
     }
     rejectUnknownKeys(merged, defaults.resolve());
+    SparkConfOptions.fromConfig(merged);
+    Secrets.fromConfig(merged);
     return merged;
+  }
+
+  /**
+   * Parses one {@code --set key=value}. Only keys under {@code lake.} can be set; the value is
+   * never echoed when the key or the value is a secret ({@link Secrets}), nor is the parser's
+   * message, which may quote it.
+   */
+  private static Config parseOverride(String override) {
+    int eq = override.indexOf('=');
+    String key = eq <= 0 ? override : override.substring(0, eq).trim();
+    String value = eq <= 0 ? "" : override.substring(eq + 1);
+    Secrets secrets = Secrets.defaults();
+    boolean secret = secrets.isSecretKey(key) || secrets.isSecretValue(value);
+    String shown = eq <= 0 ? (secret ? Secrets.MASK : override)
+        : key + "=" + (secret ? Secrets.MASK : value);
+    if (eq <= 0) {
+      throw new LakeConfigException(
+          "Invalid override '" + shown + "' for --set: expected key=value, e.g. "
+              + "lake.silver.watermark-delay=\"5 minutes\"");
+    }
+    List<String> path;
+    try {
+      path = ConfigUtil.splitPath(key);
+    } catch (ConfigException e) {
+      throw new LakeConfigException("Invalid override '" + shown + "' for --set: the key is not "
+          + "a valid path (quote a name that holds dots, e.g. lake.spark.conf.\"spark.x.y\"="
+          + "value)", e);
+    }
+    if (!path.get(0).equals("lake")) {
+      throw new LakeConfigException("Invalid override '" + shown + "' for --set: only keys "
+          + "under lake. can be set; a Spark setting goes under lake.spark.conf, e.g. --set "
+          + "'lake.spark.conf.\"" + key.replace("\"", "") + "\"=...'");
+    }
+    try {
+      return ConfigFactory.parseString(key + " = " + value,
+          ConfigParseOptions.defaults().setOriginDescription("--set " + key));
+    } catch (ConfigException e) {
+      String why = secret ? "the value is not valid HOCON (parser message hidden: the key or "
+          + "value holds a secret)" : e.getMessage();
+      throw new LakeConfigException("Invalid override '" + shown + "' for --set: " + why, e);
+    }
   }
 
   private static void rejectUnknownKeys(Config merged, Config defaults) {
@@ -122,7 +149,7 @@ public final class ConfigLoader {
     }
   }
 
-  private static Optional<String> closest(String key, List<String> known) {
+  static Optional<String> closest(String key, List<String> known) {
     return known.stream()
         .min(Comparator.comparingInt(k -> distance(k, key)))
         .filter(k -> distance(k, key) <= Math.max(3, key.length() / 4));
@@ -155,13 +182,16 @@ public final class ConfigLoader {
    * @return one line per key, sorted
    */
   public static String describe(Config config) {
+    Secrets secrets = Secrets.fromConfig(config);
     Map<String, String> sorted = new TreeMap<>();
     Set<Map.Entry<String, ConfigValue>> entries = config.getConfig("lake").entrySet();
     for (Map.Entry<String, ConfigValue> e : entries) {
       String key = "lake." + e.getKey();
-      String value = SECRET.matcher(key).matches()
-          ? "******"
-          : e.getValue().render(ConfigRenderOptions.concise());
+      String value = e.getValue().render(ConfigRenderOptions.concise());
+      if (secrets.isSecretKey(String.join(".", ConfigUtil.splitPath(key)))
+          || secrets.isSecretValue(value)) {
+        value = Secrets.MASK;
+      }
       sorted.put(key, value);
     }
     StringBuilder sb = new StringBuilder();

@@ -17,7 +17,8 @@ public class LakeConfigException extends LatelakeException {
   }
 
   /**
-   * "Invalid value '&lt;v&gt;' for key '&lt;key&gt;': &lt;why&gt;".
+   * "Invalid value '&lt;v&gt;' for key '&lt;key&gt;': &lt;why&gt;". The value is shown as
+   * {@value Secrets#MASK} when the key or the value is a secret ({@link Secrets}).
    *
    * @param key full config key, e.g. {@code lake.silver.watermark-delay}
    * @param value the value as the user wrote it
@@ -25,6 +26,7 @@ public class LakeConfigException extends LatelakeException {
    * @return the exception
    */
   public static LakeConfigException invalid(String key, Object value, String why) {
-    return new LakeConfigException("Invalid value '" + value + "' for key '" + key + "': " + why);
+    return new LakeConfigException("Invalid value '" + Secrets.defaults().mask(key, value)
+        + "' for key '" + key + "': " + why);
   }
 }

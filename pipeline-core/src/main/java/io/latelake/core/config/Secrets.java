@@ -1,0 +1,140 @@
+package io.latelake.core.config;
+
+import com.typesafe.config.Config;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import org.apache.hadoop.conf.ConfigRedactor;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.config.ConfigDef;
+
+/**
+ * Decides which configuration values are secrets and masks them, in the effective-configuration
+ * log and in every error message.
+ *
+ * <p>A value is masked when
+ * <ul>
+ *   <li>its key or the value itself matches Spark's redaction regex ({@value #SPARK_REDACTION_REGEX},
+ *       Spark's default of {@code spark.redaction.regex}) or the {@code spark.redaction.regex}
+ *       configured under {@code lake.spark.conf}, as Spark itself redacts;</li>
+ *   <li>its key (or its last dotted part) is a Kafka client property of type {@code PASSWORD}
+ *       ({@code sasl.jaas.config}, {@code ssl.keystore.key}, {@code ssl.key.password}, ...: read
+ *       from kafka-clients' own config definitions);</li>
+ *   <li>Hadoop's {@link ConfigRedactor} considers its key sensitive
+ *       ({@code hadoop.security.sensitive-config-keys}: {@code fs.azure.account.key.*},
+ *       {@code fs.s3a.secret.key}, ...);</li>
+ *   <li>its key contains one of {@link #CREDENTIAL_FRAGMENTS} (credentials named neither by Spark,
+ *       Kafka nor Hadoop's defaults, e.g. {@code basic.auth.user.info},
+ *       {@code fs.gs.auth.service.account.private.key}).</li>
+ * </ul>
+ */
+public final class Secrets {
+  /** What a masked value is shown as. */
+  public static final String MASK = "******";
+  /** Spark's default {@code spark.redaction.regex} (checked against Spark in the tests). */
+  public static final String SPARK_REDACTION_REGEX = "(?i)secret|password|token|access[.]?key";
+  /** The Spark setting whose configured regex widens the masking. */
+  public static final String SPARK_REDACTION_KEY = "spark.redaction.regex";
+  /** Key fragments that name credentials besides Spark's, Kafka's and Hadoop's own lists. */
+  public static final List<String> CREDENTIAL_FRAGMENTS = List.of("private.key", "private-key",
+      "user.info", "jaas", "credential", "sas.token", "auth.info");
+
+  private static final Pattern SPARK_DEFAULT = Pattern.compile(SPARK_REDACTION_REGEX);
+  private static final Set<String> KAFKA_PASSWORDS = kafkaPasswordKeys();
+  private static final ConfigRedactor HADOOP = new ConfigRedactor(new Configuration(false));
+  private static final Secrets DEFAULT = new Secrets(null);
+
+  private final Pattern configured;
+
+  private Secrets(Pattern configured) {
+    this.configured = configured;
+  }
+
+  /** @return the masking rules without a configured {@code spark.redaction.regex} */
+  public static Secrets defaults() {
+    return DEFAULT;
+  }
+
+  /**
+   * @param config the effective config
+   * @return the masking rules, widened by {@code lake.spark.conf."spark.redaction.regex"} when set
+   * @throws LakeConfigException when the configured regex is not a valid regular expression
+   */
+  public static Secrets fromConfig(Config config) {
+    String path = "lake.spark.conf";
+    if (!config.hasPath(path)) {
+      return DEFAULT;
+    }
+    String value = Settings.of(config).optionMap(path).get(SPARK_REDACTION_KEY);
+    if (value == null) {
+      return DEFAULT;
+    }
+    try {
+      return new Secrets(Pattern.compile(value));
+    } catch (PatternSyntaxException e) {
+      throw new LakeConfigException("Invalid value '" + value + "' for key '" + path + ".\""
+          + SPARK_REDACTION_KEY + "\"': not a regular expression (" + e.getDescription() + ")");
+    }
+  }
+
+  /**
+   * @param key a config key or option name, quoted HOCON path parts allowed
+   * @return whether values under this key are secrets
+   */
+  public boolean isSecretKey(String key) {
+    String k = key.replace("\"", "");
+    if (SPARK_DEFAULT.matcher(k).find() || (configured != null && configured.matcher(k).find())) {
+      return true;
+    }
+    String lower = k.toLowerCase(Locale.ROOT);
+    for (String password : KAFKA_PASSWORDS) {
+      if (lower.equals(password) || lower.endsWith("." + password)) {
+        return true;
+      }
+    }
+    if (CREDENTIAL_FRAGMENTS.stream().anyMatch(lower::contains)) {
+      return true;
+    }
+    // ConfigRedactor matches its patterns anywhere in the key; try the key and its Hadoop part.
+    int hadoop = k.indexOf("fs.");
+    String hadoopKey = hadoop >= 0 ? k.substring(hadoop) : k;
+    return !"x".equals(HADOOP.redact(k, "x")) || !"x".equals(HADOOP.redact(hadoopKey, "x"));
+  }
+
+  /**
+   * @param text a value as the user wrote it
+   * @return whether the value itself looks like a credential (Spark also redacts on values)
+   */
+  public boolean isSecretValue(String text) {
+    return text != null && (SPARK_DEFAULT.matcher(text).find()
+        || (configured != null && configured.matcher(text).find())
+        || text.toLowerCase(Locale.ROOT).contains("loginmodule"));
+  }
+
+  /**
+   * @param key the key the value belongs to
+   * @param value the value
+   * @return {@link #MASK} when the key or the value is secret, else the value as text
+   */
+  public String mask(String key, Object value) {
+    String text = String.valueOf(value);
+    return isSecretKey(key) || isSecretValue(text) ? MASK : text;
+  }
+
+  private static Set<String> kafkaPasswordKeys() {
+    Set<String> out = new TreeSet<>();
+    for (ConfigDef def : List.of(ConsumerConfig.configDef(), AdminClientConfig.configDef())) {
+      def.configKeys().forEach((name, key) -> {
+        if (key.type == ConfigDef.Type.PASSWORD) {
+          out.add(name.toLowerCase(Locale.ROOT));
+        }
+      });
+    }
+    return Set.copyOf(out);
+  }
+}
