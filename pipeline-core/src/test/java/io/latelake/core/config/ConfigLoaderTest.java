@@ -143,4 +143,44 @@ class ConfigLoaderTest {
     List<String> keys = text.lines().map(l -> l.trim().split(" = ")[0]).toList();
     assertThat(keys).isSorted();
   }
+
+  @Test
+  void settingsOutsideLakeAreRefusedWithAHintToSparkConf() {
+    assertThatThrownBy(() -> load("spark.sql.shuffle.partitions=1"))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid override 'spark.sql.shuffle.partitions=1' for --set: only keys "
+            + "under lake. can be set; a Spark setting goes under lake.spark.conf, e.g. --set "
+            + "'lake.spark.conf.\"spark.sql.shuffle.partitions\"=...'");
+  }
+
+  @Test
+  void sparkConfNamesAreUnquotedAndValidated() {
+    Config c = load("lake.spark.conf.\"spark.sql.shuffle.partitions\"=3",
+        "lake.spark.conf.spark.databricks.delta.snapshotPartitions=1",
+        "lake.spark.conf.\"spark.sql.session.timeZone\"=UTC");
+    assertThat(SparkConfOptions.fromConfig(c)).containsExactly(
+        java.util.Map.entry("spark.databricks.delta.snapshotPartitions", "1"),
+        java.util.Map.entry("spark.sql.session.timeZone", "UTC"),
+        java.util.Map.entry("spark.sql.shuffle.partitions", "3"));
+    assertThatThrownBy(() -> load("lake.spark.conf.\"sql.shuffle.partitions\"=3"))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid key 'lake.spark.conf.\"sql.shuffle.partitions\"': not a Spark "
+            + "setting (Spark settings start with spark.; Hadoop settings are written "
+            + "spark.hadoop.<key>)");
+    assertThatThrownBy(() -> load("lake.spark.conf=\"spark.sql.shuffle.partitions=3\""))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid value 'spark.sql.shuffle.partitions=3' for key 'lake.spark.conf': "
+            + "expected an object of options, e.g. { \"security.protocol\" = \"SASL_SSL\" }, "
+            + "not string");
+  }
+
+  @Test
+  void aSessionTimeZoneOtherThanUtcIsRefusedWithTheReason() {
+    assertThatThrownBy(() -> load("lake.spark.conf.\"spark.sql.session.timeZone\"="
+        + "\"Europe/Berlin\""))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid value 'Europe/Berlin' for key "
+            + "'lake.spark.conf.\"spark.sql.session.timeZone\"': the session time zone must be "
+            + "UTC: event times, windows, ingest dates and date arguments are UTC throughout");
+  }
 }
