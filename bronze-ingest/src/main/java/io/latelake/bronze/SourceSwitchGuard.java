@@ -2,7 +2,7 @@ package io.latelake.bronze;
 
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.table.DeltaTables;
-import org.apache.spark.sql.Dataset;
+import java.util.List;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
@@ -20,17 +20,17 @@ final class SourceSwitchGuard {
    * @param path bronze table path
    * @param source the configured {@code lake.bronze.source}
    * @param queryName the stream's query name (its checkpoint folder)
-   * @throws LakeConfigException (exit 2) when the table holds rows of the other source kind only
+   * @throws LakeConfigException (exit 2) when the table holds rows of the other source kind
    */
   static void requireSameSource(SparkSession spark, String path, String source,
       String queryName) {
     if (!DeltaTables.exists(spark, path)) {
       return;
     }
-    Dataset<Row> bronze = spark.read().format("delta").load(path);
-    boolean fromKafka = !bronze.where("kafka_offset IS NOT NULL").limit(1).isEmpty();
-    boolean fromFiles = !bronze.where("source_file IS NOT NULL").limit(1).isEmpty();
-    String written = fromKafka == fromFiles ? null : fromKafka ? "kafka" : "files";
+    // Every row carries the kind of its source: a Kafka offset or a source file.
+    List<Row> first = spark.read().format("delta").load(path)
+        .select("kafka_offset", "source_file").limit(1).collectAsList();
+    String written = first.isEmpty() ? null : first.get(0).isNullAt(0) ? "files" : "kafka";
     if (written != null && !written.equals(source)) {
       throw new LakeConfigException("Invalid value '" + source + "' for key 'lake.bronze.source': "
           + "bronze_events at " + path + " was written from " + written + " by the stream '"

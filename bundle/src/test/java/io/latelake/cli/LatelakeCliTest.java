@@ -5,18 +5,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.latelake.core.cli.Launcher;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /** Bad usage fails with exit code 2 and a message naming key and value, before Spark starts. */
 class LatelakeCliTest {
-  private record Outcome(int code, String err) {}
+  private record Outcome(int code, String err, String out) {
+    Outcome(int code, String err) {
+      this(code, err, "");
+    }
+  }
 
   private static Outcome run(String... args) {
     StringWriter err = new StringWriter();
-    int code = Launcher.execute(new LatelakeCli(), new PrintWriter(new StringWriter()),
-        new PrintWriter(err), args);
-    return new Outcome(code, err.toString());
+    StringWriter out = new StringWriter();
+    int code = Launcher.execute(new LatelakeCli(), new PrintWriter(out), new PrintWriter(err),
+        args);
+    return new Outcome(code, err.toString(), out.toString());
+  }
+
+  private static String line(String text) {
+    return "latelake: " + text + System.lineSeparator();
   }
 
   @Test
@@ -78,5 +89,74 @@ class LatelakeCliTest {
     assertThat(slice.code()).isEqualTo(2);
     assertThat(slice.err()).isEqualTo("latelake: Invalid value 'PT0S' for key '--slice': must be "
         + "a positive duration" + System.lineSeparator());
+  }
+
+  @Test
+  void helpWorksOnEveryCommand() {
+    List<String> commands = List.copyOf(new CommandLine(new LatelakeCli()).getSubcommands()
+        .keySet());
+    assertThat(commands).containsExactly("bronze", "silver", "gold", "demo", "replay", "correct",
+        "apply-corrections", "rebuild", "cascade", "audit", "asof", "profile", "report");
+    for (String command : commands) {
+      for (String flag : List.of("-h", "--help")) {
+        Outcome o = run(command, flag);
+        assertThat(o.code()).as(command + " " + flag + ": " + o.err()).isZero();
+        assertThat(o.out()).as(command + " " + flag).startsWith("Usage: latelake " + command);
+        assertThat(o.err()).as(command + " " + flag).isEmpty();
+      }
+    }
+    assertThat(run("asof", "--help").out()).contains("--table-version=N");
+    assertThat(SparkSession.getDefaultSession().isEmpty()).isTrue();
+  }
+
+  @Test
+  void aSettingOutsideLakeIsRefusedWithAHintToSparkConf() {
+    Outcome o = run("silver", "--set", "spark.sql.shuffle.partitions=1");
+    assertThat(o.code()).isEqualTo(2);
+    assertThat(o.err()).isEqualTo(line("Invalid override 'spark.sql.shuffle.partitions=1' for "
+        + "--set: only keys under lake. can be set; a Spark setting goes under lake.spark.conf, "
+        + "e.g. --set 'lake.spark.conf.\"spark.sql.shuffle.partitions\"=...'"));
+  }
+
+  @Test
+  void aSessionTimeZoneOtherThanUtcIsRefused() {
+    Outcome o = run("bronze", "--set", "lake.spark.conf.\"spark.sql.session.timeZone\"=PST");
+    assertThat(o.code()).isEqualTo(2);
+    assertThat(o.err()).isEqualTo(line("Invalid value 'PST' for key "
+        + "'lake.spark.conf.\"spark.sql.session.timeZone\"': the session time zone must be UTC: "
+        + "event times, windows, ingest dates and date arguments are UTC throughout"));
+  }
+
+  @Test
+  void aMistypedSecretOverrideExitsTwoWithoutEchoingThePassword() {
+    Outcome o = run("bronze", "--set", "lake.bronze.kafka.properties.\"sasl.jaas.config="
+        + "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"svc\" "
+        + "password=\"hunter2\";");
+    assertThat(o.code()).isEqualTo(2);
+    assertThat(o.err()).isEqualTo(line("Invalid override "
+        + "'lake.bronze.kafka.properties.\"sasl.jaas.config=******' for --set: the key is not a "
+        + "valid path (quote a name that holds dots, e.g. lake.spark.conf.\"spark.x.y\"=value)"));
+  }
+
+  @Test
+  void kafkaInputErrorsExitTwoWithOneLine() {
+    Outcome topic = run("bronze", "--set", "lake.bronze.kafka.topics=[\"events; rm -rf /tmp/x\"]");
+    assertThat(topic.code()).isEqualTo(2);
+    assertThat(topic.err()).isEqualTo(line("Invalid value 'events; rm -rf /tmp/x' for key "
+        + "'lake.bronze.kafka.topics[0]': not a legal Kafka topic name (1 to 249 characters of "
+        + "[a-zA-Z0-9._-], not '.' or '..')"));
+    Outcome map = run("bronze", "--set",
+        "lake.bronze.kafka.properties=\"security.protocol=SASL_SSL\"");
+    assertThat(map.code()).isEqualTo(2);
+    assertThat(map.err()).isEqualTo(line("Invalid value 'security.protocol=SASL_SSL' for key "
+        + "'lake.bronze.kafka.properties': expected an object of options, e.g. "
+        + "{ \"security.protocol\" = \"SASL_SSL\" }, not string"));
+    Outcome unknown = run("bronze", "--set",
+        "lake.bronze.kafka.properties.\"sasl.mechanisms\"=PLAIN");
+    assertThat(unknown.code()).isEqualTo(2);
+    assertThat(unknown.err()).isEqualTo(line("Unknown Kafka option 'sasl.mechanisms' "
+        + "(lake.bronze.kafka.properties.\"sasl.mechanisms\"): neither a Kafka consumer property "
+        + "nor a Spark Kafka source option; did you mean 'sasl.mechanism'?"));
+    assertThat(SparkSession.getDefaultSession().isEmpty()).isTrue();
   }
 }

@@ -2,13 +2,15 @@ package io.latelake.core.cli;
 
 import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
+import io.latelake.core.config.Secrets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /**
  * Runs a picocli command and turns every outcome into a documented exit code: 0 ok, 1 runtime
- * failure, 2 bad usage or config, 3 audit differences. Never exits 0 on failure.
+ * failure, 2 bad usage or config, 3 audit differences. Never exits 0 on failure. Error text
+ * never shows a configured secret value ({@link Secrets#redact}).
  */
 public final class Launcher {
   private static final Logger LOG = LoggerFactory.getLogger(Launcher.class);
@@ -43,17 +45,31 @@ public final class Launcher {
           && root.getCause() != root) {
         root = root.getCause();
       }
+      // A failure raised by Spark or Kafka may quote a configured secret: never print it.
+      boolean reveals = Secrets.revealsSecret(ex);
       if (root instanceof LatelakeException le) {
+        String message = Secrets.redact(le.getMessage());
         if (le.exitCode() == ExitCode.USAGE) {
-          line.getErr().println("latelake: " + le.getMessage());
+          line.getErr().println("latelake: " + message);
         } else {
-          LOG.error("{} failed: {}", line.getCommandName(), le.getMessage(), le);
-          line.getErr().println("latelake: " + le.getMessage());
+          if (reveals) {
+            LOG.error("{} failed: {} (stack trace withheld: it quotes a secret)",
+                line.getCommandName(), message);
+          } else {
+            LOG.error("{} failed: {}", line.getCommandName(), message, le);
+          }
+          line.getErr().println("latelake: " + message);
         }
         return le.exitCode().code();
       }
-      LOG.error("{} failed", line.getCommandName(), ex);
-      line.getErr().println("latelake: " + line.getCommandName() + " failed: " + ex);
+      if (reveals) {
+        LOG.error("{} failed: {} (stack trace withheld: it quotes a secret)",
+            line.getCommandName(), Secrets.redact(String.valueOf(ex)));
+      } else {
+        LOG.error("{} failed", line.getCommandName(), ex);
+      }
+      line.getErr().println("latelake: " + line.getCommandName() + " failed: "
+          + Secrets.redact(String.valueOf(ex)));
       return ExitCode.RUNTIME_FAILURE.code();
     });
     cli.setParameterExceptionHandler((ex, a) -> {

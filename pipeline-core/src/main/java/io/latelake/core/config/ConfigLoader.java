@@ -83,7 +83,7 @@ public final class ConfigLoader {
     }
     rejectUnknownKeys(merged, defaults.resolve());
     SparkConfOptions.fromConfig(merged);
-    Secrets.fromConfig(merged);
+    Secrets.remember(merged);
     return merged;
   }
 

@@ -49,6 +49,12 @@ public final class Secrets {
   private static final ConfigRedactor HADOOP = new ConfigRedactor(new Configuration(false));
   private static final Secrets DEFAULT = new Secrets(null);
 
+  /** Inner credentials of composite values such as a JAAS config: {@code password="..."}. */
+  private static final Pattern INNER = Pattern.compile(
+      "(?i)(?:password|secret|token|key)\\s*=\\s*\"([^\"]+)\"");
+  /** Secret values of the configurations loaded in this process, longest first. */
+  private static volatile List<String> known = List.of();
+
   private final Pattern configured;
 
   private Secrets(Pattern configured) {
@@ -124,6 +130,63 @@ public final class Secrets {
   public String mask(String key, Object value) {
     String text = String.valueOf(value);
     return isSecretKey(key) || isSecretValue(text) ? MASK : text;
+  }
+
+  /**
+   * Remembers the secret values of a loaded configuration (and the credentials inside composite
+   * values such as a JAAS config), so that {@link #redact(String)} can hide them in the text of
+   * errors raised by Spark or Kafka.
+   *
+   * @param config the effective config
+   */
+  public static void remember(Config config) {
+    if (!config.hasPath("lake")) {
+      return;
+    }
+    Secrets secrets = fromConfig(config);
+    Set<String> values = new TreeSet<>(known);
+    for (var e : config.getConfig("lake").entrySet()) {
+      String key = String.join(".", com.typesafe.config.ConfigUtil.splitPath("lake." + e.getKey()));
+      String value = String.valueOf(e.getValue().unwrapped());
+      if (secrets.isSecretKey(key) || secrets.isSecretValue(value)) {
+        values.add(value);
+        var inner = INNER.matcher(value);
+        while (inner.find()) {
+          values.add(inner.group(1));
+        }
+      }
+    }
+    values.removeIf(v -> v.length() < 4);
+    known = values.stream()
+        .sorted(java.util.Comparator.comparingInt(String::length).reversed()).toList();
+  }
+
+  /**
+   * @param text any text, e.g. an exception's message
+   * @return the text with every remembered secret value replaced by {@link #MASK}
+   */
+  public static String redact(String text) {
+    String out = text;
+    for (String secret : known) {
+      if (out != null && out.contains(secret)) {
+        out = out.replace(secret, MASK);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * @param error an exception
+   * @return whether its message, or a cause's, holds a remembered secret value
+   */
+  public static boolean revealsSecret(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String text = String.valueOf(t);
+      if (!text.equals(redact(text))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static Set<String> kafkaPasswordKeys() {

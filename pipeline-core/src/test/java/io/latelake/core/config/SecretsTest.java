@@ -100,4 +100,16 @@ class SecretsTest {
         "bad").getMessage()).isEqualTo(
             "Invalid value '******' for key 'lake.x.\"fs.azure.account.key.a.blob\"': bad");
   }
+
+  @Test
+  void secretValuesOfALoadedConfigAreRedactedFromAnyErrorText() {
+    ConfigLoader.load(Optional.empty(), List.of("lake.bronze.kafka.properties.\"sasl.jaas.config\""
+        + "=\"org.apache.kafka.common.security.scram.ScramLoginModule required username=\\\"svc\\\" "
+        + "password=\\\"r3dact-me\\\";\""));
+    assertThat(Secrets.redact("Unexpected token r3dact-me in JAAS config"))
+        .isEqualTo("Unexpected token ****** in JAAS config");
+    assertThat(Secrets.revealsSecret(new IllegalStateException("wrapped",
+        new IllegalArgumentException("password=r3dact-me")))).isTrue();
+    assertThat(Secrets.revealsSecret(new IllegalStateException("nothing secret"))).isFalse();
+  }
 }

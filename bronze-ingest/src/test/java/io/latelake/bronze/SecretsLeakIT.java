@@ -1,0 +1,203 @@
+package io.latelake.bronze;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.latelake.bronze.replay.LandingWriter;
+import io.latelake.core.testing.SparkTestBase;
+import java.io.File;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Encoders;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Plants a distinct secret under every kind of credential key, in a config file and with
+ * {@code --set}, runs {@code latelake bronze} as its own process (a run from files, a failing
+ * run, two refused configurations), then searches everything those processes wrote — stdout,
+ * stderr, the log file (everything at INFO), the Delta tables (raw bytes and their rows read
+ * back), checkpoints, whatever else lands under the work folder — for each planted secret.
+ */
+class SecretsLeakIT extends SparkTestBase {
+  @TempDir
+  Path tmp;
+
+  /** Config key (HOCON, as written) → planted secret. */
+  private static final Map<String, String> FILE_SECRETS = new LinkedHashMap<>();
+  private static final Map<String, String> SET_SECRETS = new LinkedHashMap<>();
+
+  static {
+    String k = "lake.bronze.kafka.properties.";
+    String s = "lake.spark.conf.";
+    FILE_SECRETS.put(k + "\"sasl.jaas.config\"",
+        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\\\"svc\\\" "
+            + "password=\\\"pl4nt-01-jaas\\\";");
+    FILE_SECRETS.put(k + "\"ssl.keystore.key\"", "pl4nt-02-keystore-key");
+    FILE_SECRETS.put(k + "\"ssl.key.password\"", "pl4nt-03-key-pass");
+    FILE_SECRETS.put(k + "\"ssl.truststore.password\"", "pl4nt-04-truststore-pass");
+    FILE_SECRETS.put(s + "\"spark.hadoop.fs.azure.account.key.acct.dfs.core.windows.net\"",
+        "pl4nt-05-azure-account-key");
+    FILE_SECRETS.put(s + "\"spark.hadoop.fs.gs.auth.service.account.private.key\"",
+        "pl4nt-06-gcs-private-key");
+    FILE_SECRETS.put(s + "\"spark.hadoop.fs.s3a.secret.key\"", "pl4nt-07-s3a-secret");
+    FILE_SECRETS.put(s + "\"spark.hadoop.fs.s3a.access.key\"", "pl4nt-08-s3a-access");
+    FILE_SECRETS.put(s + "\"spark.hadoop.fs.s3a.session.token\"", "pl4nt-09-s3a-token");
+    FILE_SECRETS.put(s + "\"spark.latelake.vault\"", "pl4nt-10-configured-regex");
+    SET_SECRETS.put(k + "\"ssl.keystore.password\"", "pl4nt-11-keystore-pass");
+    SET_SECRETS.put(s + "\"spark.hadoop.fs.azure.account.key.other.blob.core.windows.net\"",
+        "pl4nt-12-azure-set");
+  }
+
+  /** The planted secret text of a value (the jaas one: its password). */
+  private static List<String> planted() {
+    List<String> out = new ArrayList<>();
+    Stream.concat(FILE_SECRETS.values().stream(), SET_SECRETS.values().stream())
+        .forEach(v -> out.add(v.contains("pl4nt-01") ? "pl4nt-01-jaas" : v));
+    out.add("pl4nt-13-mistyped-jaas");
+    out.add("pl4nt-14-basic-auth");
+    return out;
+  }
+
+  /** @param stderr standard error without the JVM's notice about incubator modules */
+  private record Run(int code, String stdout, String stderr) {}
+
+  private Run bronze(Path work, String name, Path config, List<String> sets) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (arg.startsWith("--add-") || arg.startsWith("-XX:+Ignore")
+          || arg.startsWith("-Djdk.reflect") || arg.startsWith("-Dio.netty")) {
+        cmd.add(arg);
+      }
+    }
+    cmd.addAll(List.of("-Xmx1g", "-Dspark.master=local[1]", "-Dspark.ui.enabled=false",
+        "-Dlog4j2.configurationFile=" + work.resolve("log4j2.properties").toUri(),
+        "-cp", classpath(), "io.latelake.bronze.BronzeMain", "--config", config.toString()));
+    for (String s : sets) {
+      cmd.addAll(List.of("--set", s));
+    }
+    Path out = work.resolve(name + ".stdout");
+    Path err = work.resolve(name + ".stderr");
+    Process p = new ProcessBuilder(cmd).directory(work.toFile())
+        .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    if (!p.waitFor(10, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new IllegalStateException(name + " did not finish");
+    }
+    String stderr = Files.readString(err).replace(
+        "WARNING: Using incubator modules: jdk.incubator.vector" + System.lineSeparator(), "");
+    return new Run(p.exitValue(), Files.readString(out), stderr);
+  }
+
+  private static String classpath() {
+    String cp = System.getProperty("surefire.test.class.path");
+    return cp != null && !cp.isBlank() ? cp : System.getProperty("java.class.path");
+  }
+
+  @Test
+  void noPlantedSecretAppearsInAnythingTheProcessesWrote() throws Exception {
+    Path work = Files.createDirectories(tmp.resolve("work"));
+    Path root = tmp.resolve("work/lake");
+    Files.writeString(work.resolve("log4j2.properties"), String.join("\n",
+        "rootLogger.level = info",
+        "rootLogger.appenderRef.file.ref = file",
+        "rootLogger.appenderRef.err.ref = err",
+        "appender.file.type = File",
+        "appender.file.name = file",
+        "appender.file.fileName = " + work.resolve("latelake.log"),
+        "appender.file.layout.type = PatternLayout",
+        "appender.file.layout.pattern = %d %p %c: %m%n%throwable",
+        "appender.err.type = Console",
+        "appender.err.name = err",
+        "appender.err.target = SYSTEM_ERR",
+        "appender.err.layout.type = PatternLayout",
+        "appender.err.layout.pattern = %p %c{1}: %m%n%throwable", ""));
+    new LandingWriter(work.resolve("landing")).writeLines("a.jsonl", List.of(
+        "{\"event_id\":\"e1\",\"event_time\":\"2024-05-14T12:01:00Z\"}",
+        "{\"event_id\":\"e2\",\"event_time\":\"2024-05-14T12:02:00Z\"}", "not json"));
+    StringBuilder conf = new StringBuilder();
+    conf.append("lake.root = \"").append(root).append("\"\n");
+    conf.append("lake.bronze.files.path = \"").append(work.resolve("landing")).append("\"\n");
+    conf.append("lake.spark.shuffle-partitions = 1\n");
+    conf.append("lake.spark.conf.\"spark.redaction.regex\" = "
+        + "\"(?i)secret|password|token|access[.]?key|vault\"\n");
+    FILE_SECRETS.forEach((k, v) -> conf.append(k).append(" = \"").append(v).append("\"\n"));
+    Path config = work.resolve("secrets.conf");
+    Files.writeString(config, conf.toString());
+    List<String> sets = new ArrayList<>();
+    SET_SECRETS.forEach((k, v) -> sets.add(k + "=\"" + v + "\""));
+
+    Run ok = bronze(work, "files", config, sets);
+    assertThat(ok.code()).as(ok.stderr()).isEqualTo(0);
+    assertThat(ok.stderr()).contains("Effective configuration:",
+        "lake.bronze.kafka.properties.\"ssl.keystore.password\" = ******");
+    assertThat(spark.read().format("delta").load(root + "/bronze/events").count()).isEqualTo(3);
+
+    // A runtime failure: lake.root is a file, so no table can be created there.
+    Path fileRoot = Files.writeString(work.resolve("root-is-a-file"), "x");
+    List<String> failing = new ArrayList<>(sets);
+    failing.add("lake.root=\"" + fileRoot + "\"");
+    Run failed = bronze(work, "failing", config, failing);
+    assertThat(failed.code()).as(failed.stderr()).isEqualTo(1);
+
+    // Refused before any work: a mistyped secret override, an unknown Kafka option.
+    List<String> mistyped = new ArrayList<>(sets);
+    mistyped.add("lake.bronze.kafka.properties.\"sasl.jaas.config=org.apache.kafka.common."
+        + "security.plain.PlainLoginModule required username=\"svc\" "
+        + "password=\"pl4nt-13-mistyped-jaas\";");
+    Run typo = bronze(work, "mistyped", config, mistyped);
+    assertThat(typo.code()).isEqualTo(2);
+    assertThat(typo.stderr()).isEqualTo("latelake: Invalid override "
+        + "'lake.bronze.kafka.properties.\"sasl.jaas.config=******' for --set: the key is not a "
+        + "valid path (quote a name that holds dots, e.g. lake.spark.conf.\"spark.x.y\"=value)"
+        + System.lineSeparator());
+    List<String> unknown = new ArrayList<>(sets);
+    unknown.add("lake.bronze.kafka.properties.\"basic.auth.user.info\"=\"svc:pl4nt-14-basic-auth\"");
+    Run refused = bronze(work, "unknown-option", config, unknown);
+    assertThat(refused.code()).isEqualTo(2);
+    assertThat(refused.stderr()).isEqualTo("latelake: Unknown Kafka option "
+        + "'basic.auth.user.info' (lake.bronze.kafka.properties.\"basic.auth.user.info\"): "
+        + "neither a Kafka consumer property nor a Spark Kafka source option"
+        + System.lineSeparator());
+
+    // Every file the processes wrote (the config file, which holds the secrets, aside).
+    List<Path> written;
+    try (Stream<Path> files = Files.walk(work)) {
+      written = files.filter(Files::isRegularFile).filter(f -> !f.equals(config)).toList();
+    }
+    assertThat(written).contains(work.resolve("latelake.log"), work.resolve("files.stderr"));
+    assertThat(written.stream().filter(f -> f.toString().contains("_delta_log"))).isNotEmpty();
+    assertThat(written.stream().filter(f -> f.toString().contains("_checkpoints"))).isNotEmpty();
+    assertThat(Files.readString(work.resolve("latelake.log")))
+        .contains("Effective configuration:", "= ******");
+    // Rows of every Delta table under the root, read back (Parquet pages are compressed).
+    List<String> rows = new ArrayList<>();
+    try (Stream<Path> logs = Files.walk(root)) {
+      for (Path log : logs.filter(d -> d.getFileName().toString().equals("_delta_log")).toList()) {
+        rows.addAll(spark.read().format("delta").load(log.getParent().toString())
+            .selectExpr("to_json(struct(*))").as(Encoders.STRING()).collectAsList());
+      }
+    }
+    assertThat(rows).hasSizeGreaterThanOrEqualTo(3);
+    for (String secret : planted()) {
+      for (Path f : written) {
+        assertThat(contains(f, secret)).as(secret + " in " + f).isFalse();
+      }
+      assertThat(rows).as(secret + " in a table row").noneMatch(r -> r.contains(secret));
+    }
+  }
+
+  private static boolean contains(Path file, String secret) throws IOException {
+    byte[] bytes = Files.readAllBytes(file);
+    return new String(bytes, StandardCharsets.ISO_8859_1).contains(secret);
+  }
+}
