@@ -1,6 +1,7 @@
 package io.latelake.bronze;
 
 import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.config.Secrets;
 import io.latelake.core.event.BronzeRows;
 import io.latelake.core.streaming.CheckpointGuard;
 import io.latelake.core.streaming.StreamRunner;
@@ -134,7 +135,7 @@ public final class BronzeJob {
       }
     } catch (ExecutionException | TimeoutException e) {
       LOG.warn("Could not read the timestamp type of topics {} from {}: {}", config.topics(),
-          config.bootstrapServers(), e.getMessage());
+          config.bootstrapServers(), Secrets.redact(e.getMessage()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
