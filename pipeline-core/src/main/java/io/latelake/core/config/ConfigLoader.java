@@ -68,6 +68,11 @@ public final class ConfigLoader {
         fromFile = ConfigFactory.parseFile(path.toFile(),
             ConfigParseOptions.defaults().setAllowMissing(false));
       } catch (ConfigException e) {
+        if (Secrets.defaults().isSecretValue(e.getMessage())) {
+          int line = e.origin() == null ? -1 : e.origin().lineNumber();
+          throw new LakeConfigException("Cannot parse config file '" + path + "' at line " + line
+              + " (parser message hidden: it quotes a value that looks like a secret)");
+        }
         throw new LakeConfigException("Cannot parse config file '" + path + "': " + e.getMessage(), e);
       }
     }
@@ -111,7 +116,7 @@ public final class ConfigLoader {
     } catch (ConfigException e) {
       throw new LakeConfigException("Invalid override '" + shown + "' for --set: the key is not "
           + "a valid path (quote a name that holds dots, e.g. lake.spark.conf.\"spark.x.y\"="
-          + "value)", e);
+          + "value)", secret ? null : e);
     }
     if (!path.get(0).equals("lake")) {
       throw new LakeConfigException("Invalid override '" + shown + "' for --set: only keys "
@@ -124,7 +129,8 @@ public final class ConfigLoader {
     } catch (ConfigException e) {
       String why = secret ? "the value is not valid HOCON (parser message hidden: the key or "
           + "value holds a secret)" : e.getMessage();
-      throw new LakeConfigException("Invalid override '" + shown + "' for --set: " + why, e);
+      throw new LakeConfigException("Invalid override '" + shown + "' for --set: " + why,
+          secret ? null : e);
     }
   }
 
