@@ -22,6 +22,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -178,8 +179,17 @@ public final class KafkaBroker implements AutoCloseable {
         await(runtime.admin().createTopics(List.of(topic)).all(), "create topic " + name);
         long deadline = System.nanoTime() + CLIENT_TIMEOUT.toNanos();
         while (true) {
-            TopicDescription description = await(
-                    runtime.admin().describeTopics(List.of(name)).allTopicNames(), "describe topic " + name).get(name);
+            TopicDescription description;
+            try {
+                description = await(runtime.admin().describeTopics(List.of(name)).allTopicNames(),
+                        "describe topic " + name).get(name);
+            } catch (IllegalStateException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                // The broker's metadata does not show the new topic yet.
+                description = null;
+            }
             if (description != null && description.partitions().size() == partitions
                     && description.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
                 return;
