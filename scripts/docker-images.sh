@@ -11,7 +11,8 @@
 #                                  scripts/kafka-broker/pom.xml (kafka.broker.version of the parent
 #                                  pom) and scripts/docker/kafka/kafka-start.sh.
 #
-# An image whose tag exists is left alone (--force rebuilds both). DEBIAN_MIRROR overrides the
+# An image whose tag exists is left alone (--force rebuilds both), unless the Kafka image was built
+# from other scripts/docker/kafka files. DEBIAN_MIRROR overrides the
 # mirror read from /etc/apt/sources.list and /etc/apt/sources.list.d/. Exit 0 when both images
 # exist at the end, 1 otherwise.
 set -euo pipefail
@@ -110,10 +111,22 @@ build_base() {
   info "built $BASE_IMAGE"
 }
 
+# A digest of the files the Kafka image is built from, kept as a label so that a changed start
+# script rebuilds the image although its tag exists.
+kafka_source_digest() {
+  cat "$ROOT/scripts/docker/kafka/Dockerfile" "$ROOT/scripts/docker/kafka/kafka-start.sh" | sha256sum | cut -c1-16
+}
+
 build_kafka() {
+  local digest built
+  digest="$(kafka_source_digest)"
   if image_exists "$KAFKA_IMAGE" && (( ! FORCE )); then
-    info "$KAFKA_IMAGE exists; skipped"
-    return 0
+    built="$(docker image inspect --format '{{ index .Config.Labels "io.latelake.source-digest" }}' "$KAFKA_IMAGE" 2>/dev/null || true)"
+    if [[ "$built" == "$digest" ]]; then
+      info "$KAFKA_IMAGE exists; skipped"
+      return 0
+    fi
+    info "$KAFKA_IMAGE exists but was built from other scripts/docker/kafka files; rebuilding"
   fi
   local cp_file="$ROOT/scripts/kafka-broker/target/broker-classpath.txt"
   info "resolving the Kafka $KAFKA_VERSION broker classpath with Maven ..."
@@ -136,7 +149,8 @@ build_kafka() {
   cp "$ROOT/scripts/docker/kafka/Dockerfile" "$ROOT/scripts/docker/kafka/kafka-start.sh" "$context/"
   info "building $KAFKA_IMAGE from $BASE_IMAGE with ${#entries[@]} jars ..."
   DOCKER_BUILDKIT=0 docker build --quiet --build-arg "BASE_IMAGE=$BASE_IMAGE" \
-      --label "org.apache.kafka.version=$KAFKA_VERSION" -t "$KAFKA_IMAGE" "$context" > "$context.log" 2>&1 \
+      --label "org.apache.kafka.version=$KAFKA_VERSION" --label "io.latelake.source-digest=$digest" \
+      -t "$KAFKA_IMAGE" "$context" > "$context.log" 2>&1 \
     || { tail -n 30 "$context.log" >&2; die "docker build of $KAFKA_IMAGE failed"; }
   info "built $KAFKA_IMAGE"
 }

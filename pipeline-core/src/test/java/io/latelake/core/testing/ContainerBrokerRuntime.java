@@ -27,8 +27,9 @@ import org.testcontainers.utility.DockerImageName;
  * interface. Its console output is copied to {@code broker.log} in the work directory; its data
  * stays inside the container and goes with it.
  *
- * <p>Containers are stopped and removed by {@link #stop()}, not by Testcontainers' reaper (Ryuk),
- * whose image cannot be pulled here: run with {@code TESTCONTAINERS_RYUK_DISABLED=true}.
+ * <p>Containers are stopped and removed by {@link #stop()} (or a JVM shutdown hook), not by
+ * Testcontainers' reaper (Ryuk), whose image cannot be pulled here: run with
+ * {@code TESTCONTAINERS_RYUK_DISABLED=true}.
  */
 final class ContainerBrokerRuntime implements BrokerRuntime {
 
@@ -41,16 +42,18 @@ final class ContainerBrokerRuntime implements BrokerRuntime {
     private final Path logFile;
     private final LogCopy logCopy;
     private final Admin admin;
+    private final Thread shutdownHook;
     private boolean stopped;
 
     private ContainerBrokerRuntime(GenericContainer<?> container, String id, int port, Path logFile, LogCopy logCopy,
-                                   Admin admin) {
+                                   Admin admin, Thread shutdownHook) {
         this.container = container;
         this.id = id;
         this.port = port;
         this.logFile = logFile;
         this.logCopy = logCopy;
         this.admin = admin;
+        this.shutdownHook = shutdownHook;
     }
 
     /**
@@ -78,13 +81,16 @@ final class ContainerBrokerRuntime implements BrokerRuntime {
                     .withLogConsumer(logCopy)
                     // Readiness is a client describing the cluster, checked below.
                     .waitingFor(new NoWait());
+            // Without Ryuk nothing else removes the container should a test run end without close().
+            Thread hook = new Thread(container::stop, "kafka-broker-container-shutdown-" + id);
+            Runtime.getRuntime().addShutdownHook(hook);
             boolean ready = false;
             try {
                 container.start();
                 Admin admin = BrokerSupport.awaitReady(ports[0], container::isRunning,
                         "container " + shortId(container), logFile);
                 ready = true;
-                return new ContainerBrokerRuntime(container, id, ports[0], logFile, logCopy, admin);
+                return new ContainerBrokerRuntime(container, id, ports[0], logFile, logCopy, admin, hook);
             } catch (BrokerSupport.BrokerExitedException | ContainerLaunchException e) {
                 String message = "Kafka broker container from " + image + " stopped during start-up ("
                         + e.getMessage() + "). Tail of " + logFile + ":\n" + BrokerSupport.tail(logFile);
@@ -97,6 +103,7 @@ final class ContainerBrokerRuntime implements BrokerRuntime {
                 if (!ready) {
                     container.stop();
                     logCopy.close();
+                    removeHook(hook);
                 }
             }
         }
@@ -139,6 +146,15 @@ final class ContainerBrokerRuntime implements BrokerRuntime {
             container.stop();
         } finally {
             logCopy.close();
+            removeHook(shutdownHook);
+        }
+    }
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            // The hook is running or about to; stopping twice does no harm.
         }
     }
 

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -129,7 +130,7 @@ public final class KafkaBroker implements AutoCloseable {
         BrokerRuntime runtime = choice.implementation() == Implementation.CONTAINER
                 ? BrokerChoice.startContainer(dir, choice.image())
                 : ProcessBrokerRuntime.start(dir);
-        LOG.info("Kafka broker fixture: {} ({}) at {}", choice.implementation().name().toLowerCase(java.util.Locale.ROOT),
+        LOG.info("Kafka broker fixture: {} ({}) at {}", choice.implementation().name().toLowerCase(Locale.ROOT),
                 choice.reason(), runtime.describe());
         return new KafkaBroker(runtime);
     }
