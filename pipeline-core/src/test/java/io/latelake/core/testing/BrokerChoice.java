@@ -79,7 +79,7 @@ record BrokerChoice(KafkaBroker.Implementation implementation, String image, Str
             problem = RYUK_DISABLED_ENV + " is not true (the reaper's image cannot be pulled; the fixture "
                     + "removes its containers itself; the Maven build sets it)";
         } else if (System.getenv(HOST_OVERRIDE_ENV) == null) {
-            problem = HOST_OVERRIDE_ENV + " is not set (without it Testcontainers may pull a helper image to "
+            problem = HOST_OVERRIDE_ENV + " is not set (without it Testcontainers may pull an extra image to "
                     + "find the host's address; the Maven build sets it to 127.0.0.1)";
         } else {
             DockerProbe.Result result = DockerProbe.check(image);
