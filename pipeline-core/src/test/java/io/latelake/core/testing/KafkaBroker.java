@@ -1,20 +1,10 @@
 package io.latelake.core.testing;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -26,7 +16,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -34,28 +23,41 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartitionInfo;
-import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A real Apache Kafka broker for tests: one KRaft node (broker and controller in one process)
- * started as a separate JVM.
+ * A real Apache Kafka broker for tests: one KRaft node (broker and controller together) listening
+ * on free ports of {@code 127.0.0.1} only, with clients to create topics and produce records.
  *
  * <p>The broker runs {@code kafka.Kafka} from {@code org.apache.kafka:kafka_2.13} (version
- * {@code kafka.broker.version} of the parent pom) with its own classpath, resolved by the
- * {@code scripts/kafka-broker} module into {@code scripts/kafka-broker/target/broker-classpath.txt}.
- * That classpath is never mixed with the test's own (where Spark's connector brings
- * kafka-clients 3.9); the test talks to the broker over the network only.
- *
- * <p>Both listeners (PLAINTEXT for clients, CONTROLLER for the KRaft quorum) bind to free ports
- * on {@code 127.0.0.1} only. Everything the broker writes (configuration, log segments, its
- * console log {@code broker.log}) stays under the work directory given to {@link #start(Path)}.
+ * {@code kafka.broker.version} of the parent pom) in one of two ways, chosen by the system property
+ * {@value #IMPLEMENTATION_PROPERTY}:
+ * <ul>
+ *   <li>{@code container}: a Testcontainers container of the image {@value #DEFAULT_IMAGE} (system
+ *       property {@value #IMAGE_PROPERTY} names another), built locally by
+ *       {@code scripts/docker-images.sh}, on the host's network. Needs a Docker engine and
+ *       {@code TESTCONTAINERS_RYUK_DISABLED=true} (the build sets it); the container is removed
+ *       on {@link #close()}.</li>
+ *   <li>{@code process}: a separate JVM with the classpath that the {@code scripts/kafka-broker}
+ *       module resolves into {@value #CLASSPATH_FILE} (system property {@value #CLASSPATH_PROPERTY}
+ *       names another file).</li>
+ *   <li>{@code auto} (the default): the container when Testcontainers finds a Docker engine that
+ *       has the image, else the process.</li>
+ * </ul>
+ * Each start logs one line saying which ran and, for a fallback, why. Either way the broker's
+ * kafka-clients never meet the test's own (where Spark's connector brings kafka-clients 3.9): the
+ * test talks to the broker over the network only, and the broker's console output goes to
+ * {@link #logFile()} under the work directory.
  *
  * <p>Topics are not created automatically ({@code auto.create.topics.enable=false}): create them
- * with {@link #createTopic(String, int, boolean)} so their timestamp type is explicit.
+ * with {@link #createTopic(String, int, boolean)} so their timestamp type is explicit. The
+ * transaction state log and offsets topic have replication factor 1, so transactions work.
  *
- * <p>Always close the broker (try-with-resources or {@code @AfterAll}); a JVM shutdown hook
- * also stops the process should a test run end without closing it.
+ * <p>Always close the broker (try-with-resources or {@code @AfterAll}); for the process, a JVM
+ * shutdown hook also stops it should a test run end without closing it.
  *
  * <pre>{@code
  * try (KafkaBroker kafka = KafkaBroker.start(tempDir)) {
@@ -70,79 +72,67 @@ public final class KafkaBroker implements AutoCloseable {
     /** System property naming the broker classpath file; overrides the search from the current directory. */
     public static final String CLASSPATH_PROPERTY = "latelake.kafka.classpath";
 
+    /** System property choosing the implementation: {@code auto} (default), {@code container} or {@code process}. */
+    public static final String IMPLEMENTATION_PROPERTY = "latelake.kafka.broker";
+
+    /** System property naming the broker image; defaults to {@value #DEFAULT_IMAGE}. */
+    public static final String IMAGE_PROPERTY = "latelake.kafka.image";
+
+    /** The image {@code scripts/docker-images.sh} builds for {@code kafka.broker.version} of the parent pom. */
+    public static final String DEFAULT_IMAGE = "latelake/kafka:4.1.1";
+
     /** Where the {@code scripts/kafka-broker} module writes the broker classpath, relative to the repo root. */
     static final String CLASSPATH_FILE = "scripts/kafka-broker/target/broker-classpath.txt";
 
-    private static final String HOST = "127.0.0.1";
-    private static final Duration FORMAT_TIMEOUT = Duration.ofSeconds(60);
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
-    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
-    private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(30);
-    private static final int START_ATTEMPTS = 3;
-    private static final int LOG_TAIL_LINES = 60;
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
+    private static final Duration CLIENT_TIMEOUT = BrokerSupport.CLIENT_TIMEOUT;
 
-    private final Process process;
-    private final int port;
-    private final Path workDir;
-    private final Path logFile;
-    private final Admin admin;
-    private final Thread shutdownHook;
+    /** How the broker runs. */
+    public enum Implementation {
+        /** A container of the locally built image, on the host's network. */
+        CONTAINER,
+        /** A separate JVM on this machine. */
+        PROCESS
+    }
+
+    private final BrokerRuntime runtime;
     private final AtomicBoolean closed = new AtomicBoolean();
     private KafkaProducer<String, String> producer;
 
-    private KafkaBroker(Process process, int port, Path workDir, Path logFile, Admin admin, Thread shutdownHook) {
-        this.process = process;
-        this.port = port;
-        this.workDir = workDir;
-        this.logFile = logFile;
-        this.admin = admin;
-        this.shutdownHook = shutdownHook;
+    private KafkaBroker(BrokerRuntime runtime) {
+        this.runtime = runtime;
     }
 
     /**
-     * Formats a fresh KRaft log directory under {@code workDir} and starts a single-node broker
-     * on free ports of {@code 127.0.0.1}, returning once a client can describe the cluster.
+     * Starts a single-node broker on free ports of {@code 127.0.0.1}, in a container or a
+     * separate JVM (see the class comment), returning once a client can describe the cluster.
      *
-     * <p>The broker classpath is read from the file named by the system property
-     * {@value #CLASSPATH_PROPERTY}, or else from {@value #CLASSPATH_FILE} found by walking up from
-     * the current directory. The broker JVM uses the same {@code java} as this JVM and at most
-     * 512 MB of heap; its output goes to {@code workDir/broker.log}.
+     * <p>The process keeps its configuration and data under {@code workDir}; the container keeps
+     * them inside itself. Both write their console output to {@code workDir/broker.log}. The
+     * broker JVM uses at most 512 MB of heap.
      *
-     * @param workDir directory for the broker's configuration, data and log; created if missing
-     * @return the running broker; close it to stop the process
+     * @param workDir directory for the broker's log (and, for the process, configuration and
+     *     data); created if missing
+     * @return the running broker; close it to stop it
      * @throws IOException if the work directory, configuration or log cannot be written, or the
      *     process cannot be launched
-     * @throws IllegalStateException if the classpath file is missing (build it with
-     *     {@code mvn -pl scripts/kafka-broker generate-resources}), if formatting the storage
-     *     fails, or if the broker is not ready within 60 seconds (the message carries the tail of
-     *     the broker log; the process is killed)
+     * @throws IllegalArgumentException if {@value #IMPLEMENTATION_PROPERTY} is not {@code auto},
+     *     {@code container} or {@code process}
+     * @throws IllegalStateException if {@code container} was asked for and there is no Docker engine
+     *     or image; if the process's classpath file is missing (build it with
+     *     {@code mvn -pl scripts/kafka-broker generate-resources}) or formatting its storage fails;
+     *     or if the broker is not ready within 90 seconds (the message carries the tail of the
+     *     broker log; the broker is stopped)
      */
     public static KafkaBroker start(Path workDir) throws IOException {
-        String classpath = readClasspath(findClasspathFile());
         Path dir = Files.createDirectories(workDir.toAbsolutePath());
-        Path dataDir = dir.resolve("data");
-        Path config = dir.resolve("server.properties");
-        Path log4jConfig = dir.resolve("log4j2.properties");
-        Path logFile = dir.resolve("broker.log");
-        writeLog4jConfig(log4jConfig);
-
-        IllegalStateException lastFailure = null;
-        for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
-            int[] ports = freePorts(2);
-            writeServerConfig(config, ports[0], ports[1], dataDir);
-            if (attempt == 1) {
-                // With a static controller.quorum.voters the data directory does not record
-                // listener ports, so retries on new ports keep the formatted directory.
-                format(classpath, dir, config);
-            }
-            try {
-                return launch(classpath, dir, config, log4jConfig, logFile, ports[0]);
-            } catch (PortTakenException e) {
-                // Another process took a port between choosing it and the broker binding it.
-                lastFailure = new IllegalStateException(e.getMessage());
-            }
-        }
-        throw lastFailure;
+        BrokerChoice choice = BrokerChoice.current();
+        BrokerRuntime runtime = choice.implementation() == Implementation.CONTAINER
+                ? BrokerChoice.startContainer(dir, choice.image())
+                : ProcessBrokerRuntime.start(dir);
+        LOG.info("Kafka broker fixture: {} ({}) at {}", choice.implementation().name().toLowerCase(Locale.ROOT),
+                choice.reason(), runtime.describe());
+        return new KafkaBroker(runtime);
     }
 
     /**
@@ -151,7 +141,7 @@ public final class KafkaBroker implements AutoCloseable {
      * @return {@code "127.0.0.1:<port>"}
      */
     public String bootstrapServers() {
-        return HOST + ":" + port;
+        return BrokerSupport.HOST + ":" + runtime.port();
     }
 
     /**
@@ -160,7 +150,16 @@ public final class KafkaBroker implements AutoCloseable {
      * @return {@code workDir/broker.log}
      */
     public Path logFile() {
-        return logFile;
+        return runtime.logFile();
+    }
+
+    /**
+     * Returns how this broker runs.
+     *
+     * @return {@link Implementation#CONTAINER} or {@link Implementation#PROCESS}
+     */
+    public Implementation implementation() {
+        return runtime.implementation();
     }
 
     /**
@@ -178,11 +177,20 @@ public final class KafkaBroker implements AutoCloseable {
         ensureOpen();
         NewTopic topic = new NewTopic(name, partitions, (short) 1)
                 .configs(Map.of("message.timestamp.type", logAppendTime ? "LogAppendTime" : "CreateTime"));
-        await(admin.createTopics(List.of(topic)).all(), "create topic " + name);
+        await(runtime.admin().createTopics(List.of(topic)).all(), "create topic " + name);
         long deadline = System.nanoTime() + CLIENT_TIMEOUT.toNanos();
         while (true) {
-            TopicDescription description = await(
-                    admin.describeTopics(List.of(name)).allTopicNames(), "describe topic " + name).get(name);
+            TopicDescription description;
+            try {
+                description = await(runtime.admin().describeTopics(List.of(name)).allTopicNames(),
+                        "describe topic " + name).get(name);
+            } catch (IllegalStateException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                // The broker's metadata does not show the new topic yet.
+                description = null;
+            }
             if (description != null && description.partitions().size() == partitions
                     && description.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
                 return;
@@ -192,7 +200,7 @@ public final class KafkaBroker implements AutoCloseable {
                         + CLIENT_TIMEOUT.toSeconds() + " s: " + (description == null ? "no description"
                         : description.partitions().stream().map(TopicPartitionInfo::toString).toList()));
             }
-            sleep(100);
+            BrokerSupport.sleep(100);
         }
     }
 
@@ -230,8 +238,8 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     /**
-     * Stops the broker: closes the clients, asks the process to shut down, waits up to 10 seconds
-     * and then kills it. Calling it again does nothing.
+     * Stops the broker: closes the clients, then stops the process (waiting up to 10 seconds
+     * before killing it) or stops and removes the container. Calling it again does nothing.
      */
     @Override
     public void close() {
@@ -244,20 +252,20 @@ public final class KafkaBroker implements AutoCloseable {
                     producer.close(Duration.ofSeconds(5));
                 }
             }
-            admin.close(Duration.ofSeconds(5));
+            runtime.admin().close(Duration.ofSeconds(5));
         } finally {
-            stop(process);
-            try {
-                Runtime.getRuntime().removeShutdownHook(shutdownHook);
-            } catch (IllegalStateException shuttingDown) {
-                // The hook is running or about to; it finds the process already stopped.
-            }
+            runtime.stop();
         }
     }
 
     @Override
     public String toString() {
-        return "KafkaBroker[" + bootstrapServers() + ", pid " + process.pid() + ", " + workDir + "]";
+        return "KafkaBroker[" + runtime.describe() + "]";
+    }
+
+    /** Whether anything of this broker is left running (process alive, container present). */
+    boolean isRunning() {
+        return runtime.isRunning();
     }
 
     // ----------------------------------------------------------------------------------------
@@ -298,309 +306,6 @@ public final class KafkaBroker implements AutoCloseable {
         } catch (TimeoutException e) {
             future.cancel(true);
             throw new IllegalStateException("Timed out after " + CLIENT_TIMEOUT.toSeconds() + " s waiting to " + what, e);
-        }
-    }
-
-    private static Path findClasspathFile() {
-        String configured = System.getProperty(CLASSPATH_PROPERTY);
-        if (configured != null && !configured.isBlank()) {
-            Path file = Paths.get(configured.trim()).toAbsolutePath();
-            if (!Files.isRegularFile(file)) {
-                throw new IllegalStateException("Kafka broker classpath file " + file + " (system property "
-                        + CLASSPATH_PROPERTY + ") does not exist. " + buildHint());
-            }
-            return file;
-        }
-        Path start = Paths.get("").toAbsolutePath();
-        for (Path dir = start; dir != null; dir = dir.getParent()) {
-            Path file = dir.resolve(CLASSPATH_FILE);
-            if (Files.isRegularFile(file)) {
-                return file;
-            }
-        }
-        throw new IllegalStateException("Kafka broker classpath file " + CLASSPATH_FILE + " not found in " + start
-                + " or any parent directory, and system property " + CLASSPATH_PROPERTY + " is not set. "
-                + buildHint());
-    }
-
-    private static String buildHint() {
-        return "Build it from the repository root with `mvn -pl scripts/kafka-broker generate-resources` "
-                + "(or run the full build, e.g. `mvn verify`).";
-    }
-
-    private static String readClasspath(Path file) throws IOException {
-        String classpath = Files.readString(file, StandardCharsets.UTF_8).trim();
-        if (classpath.isEmpty()) {
-            throw new IllegalStateException("Kafka broker classpath file " + file + " is empty. " + buildHint());
-        }
-        for (String entry : classpath.split(java.io.File.pathSeparator)) {
-            if (!entry.isBlank() && !Files.exists(Paths.get(entry))) {
-                throw new IllegalStateException("Kafka broker classpath file " + file + " names missing " + entry
-                        + " (local Maven repository changed?). " + buildHint());
-            }
-        }
-        return classpath;
-    }
-
-    private static int[] freePorts(int count) throws IOException {
-        // Hold all sockets until every port is chosen so the ports differ.
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            int[] ports = new int[count];
-            for (int i = 0; i < count; i++) {
-                ServerSocket socket = new ServerSocket();
-                sockets.add(socket);
-                socket.setReuseAddress(true);
-                socket.bind(new InetSocketAddress(InetAddress.getByName(HOST), 0));
-                ports[i] = socket.getLocalPort();
-            }
-            return ports;
-        } finally {
-            for (ServerSocket socket : sockets) {
-                socket.close();
-            }
-        }
-    }
-
-    private static void writeServerConfig(Path config, int port, int controllerPort, Path dataDir) throws IOException {
-        String text = String.join("\n",
-                "# Written by io.latelake.core.testing.KafkaBroker: one KRaft node on 127.0.0.1.",
-                "process.roles=broker,controller",
-                "node.id=1",
-                "controller.quorum.voters=1@" + HOST + ":" + controllerPort,
-                "listeners=PLAINTEXT://" + HOST + ":" + port + ",CONTROLLER://" + HOST + ":" + controllerPort,
-                "advertised.listeners=PLAINTEXT://" + HOST + ":" + port,
-                "controller.listener.names=CONTROLLER",
-                "inter.broker.listener.name=PLAINTEXT",
-                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                "log.dirs=" + dataDir.toString().replace('\\', '/'),
-                "num.partitions=1",
-                "default.replication.factor=1",
-                "min.insync.replicas=1",
-                "offsets.topic.replication.factor=1",
-                "offsets.topic.num.partitions=1",
-                "transaction.state.log.replication.factor=1",
-                "transaction.state.log.min.isr=1",
-                "transaction.state.log.num.partitions=1",
-                "share.coordinator.state.topic.replication.factor=1",
-                "share.coordinator.state.topic.min.isr=1",
-                "group.initial.rebalance.delay.ms=0",
-                "auto.create.topics.enable=false",
-                "num.network.threads=2",
-                "num.io.threads=2",
-                "num.recovery.threads.per.data.dir=1",
-                "background.threads=2",
-                "");
-        Files.writeString(config, text, StandardCharsets.UTF_8);
-    }
-
-    private static void writeLog4jConfig(Path file) throws IOException {
-        String text = String.join("\n",
-                "# Broker logging: everything to the console, which KafkaBroker redirects to broker.log.",
-                "status = warn",
-                "appender.out.type = Console",
-                "appender.out.name = OUT",
-                "appender.out.layout.type = PatternLayout",
-                "appender.out.layout.pattern = [%d] %p %m (%c)%n",
-                "rootLogger.level = INFO",
-                "rootLogger.appenderRef.out.ref = OUT",
-                "logger.kafka.name = kafka",
-                "logger.kafka.level = INFO",
-                "logger.apache.name = org.apache.kafka",
-                "logger.apache.level = INFO",
-                "");
-        Files.writeString(file, text, StandardCharsets.UTF_8);
-    }
-
-    private static String javaBinary() {
-        Path bin = Paths.get(System.getProperty("java.home"), "bin");
-        Path java = bin.resolve("java");
-        if (Files.isExecutable(java)) {
-            return java.toString();
-        }
-        Path javaExe = bin.resolve("java.exe");
-        if (Files.isExecutable(javaExe)) {
-            return javaExe.toString();
-        }
-        return ProcessHandle.current().info().command().orElse("java");
-    }
-
-    private static void format(String classpath, Path dir, Path config) throws IOException {
-        Path formatLog = dir.resolve("format.log");
-        String clusterId = Uuid.randomUuid().toString();
-        Process format = new ProcessBuilder(javaBinary(), "-Xmx256m", "-cp", classpath,
-                "kafka.tools.StorageTool", "format", "--ignore-formatted",
-                "--cluster-id", clusterId, "--config", config.toString())
-                .directory(dir.toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(formatLog.toFile())
-                .start();
-        boolean exited = waitFor(format, FORMAT_TIMEOUT);
-        if (!exited) {
-            format.destroyForcibly();
-            throw new IllegalStateException("Formatting Kafka storage did not finish within "
-                    + FORMAT_TIMEOUT.toSeconds() + " s:\n" + tail(formatLog));
-        }
-        if (format.exitValue() != 0) {
-            throw new IllegalStateException("Formatting Kafka storage failed (exit " + format.exitValue() + "):\n"
-                    + tail(formatLog));
-        }
-    }
-
-    private static KafkaBroker launch(String classpath, Path dir, Path config, Path log4jConfig, Path logFile,
-                                      int port) throws IOException {
-        List<String> command = List.of(javaBinary(),
-                "-Xmx512m",
-                "-Xms64m",
-                "-XX:+UseG1GC",
-                "-XX:MaxGCPauseMillis=20",
-                "-Djava.awt.headless=true",
-                "-Dlog4j2.configurationFile=" + log4jConfig.toUri(),
-                "-cp", classpath,
-                "kafka.Kafka", config.toString());
-        long logStart = Files.exists(logFile) ? Files.size(logFile) : 0;
-        Process process = new ProcessBuilder(command)
-                .directory(dir.toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-                .start();
-        Thread hook = new Thread(() -> stop(process), "kafka-broker-shutdown-" + process.pid());
-        Runtime.getRuntime().addShutdownHook(hook);
-
-        Admin admin = null;
-        boolean ready = false;
-        try {
-            String bootstrap = HOST + ":" + port;
-            long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-            while (!ready) {
-                if (!process.isAlive()) {
-                    String tail = tail(logFile);
-                    String message = "Kafka broker exited with code " + process.exitValue()
-                            + " during start-up. Tail of " + logFile + ":\n" + tail;
-                    String output = since(logFile, logStart);
-                    if (output.contains("address already in use") || output.contains("bindexception")) {
-                        throw new PortTakenException(message);
-                    }
-                    throw new IllegalStateException(message);
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("Kafka broker on " + bootstrap + " was not ready within "
-                            + START_TIMEOUT.toSeconds() + " s; killed it. Tail of " + logFile + ":\n" + tail(logFile));
-                }
-                if (accepts(port)) {
-                    if (admin == null) {
-                        admin = Admin.create(adminProps(bootstrap));
-                    }
-                    try {
-                        ready = !admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty();
-                    } catch (ExecutionException | TimeoutException notYet) {
-                        ready = false;
-                    }
-                }
-                if (!ready) {
-                    sleep(200);
-                }
-            }
-            return new KafkaBroker(process, port, dir, logFile, admin, hook);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while waiting for the Kafka broker to start", e);
-        } finally {
-            if (!ready) {
-                if (admin != null) {
-                    admin.close(Duration.ofSeconds(1));
-                }
-                stop(process);
-                try {
-                    Runtime.getRuntime().removeShutdownHook(hook);
-                } catch (IllegalStateException shuttingDown) {
-                    // nothing to undo
-                }
-            }
-        }
-    }
-
-    private static Properties adminProps(String bootstrap) {
-        Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, String.valueOf(CLIENT_TIMEOUT.toMillis()));
-        props.put(AdminClientConfig.RECONNECT_BACKOFF_MS_CONFIG, "100");
-        props.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "1000");
-        return props;
-    }
-
-    private static boolean accepts(int port) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(HOST, port), 500);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static void stop(Process process) {
-        if (!process.isAlive()) {
-            return;
-        }
-        process.destroy();
-        if (!waitFor(process, STOP_TIMEOUT)) {
-            process.destroyForcibly();
-            waitFor(process, STOP_TIMEOUT);
-        }
-    }
-
-    private static boolean waitFor(Process process, Duration timeout) {
-        try {
-            return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return !process.isAlive();
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted", e);
-        }
-    }
-
-    private static String tail(Path file) {
-        if (!Files.exists(file)) {
-            return "(" + file + " does not exist)";
-        }
-        try {
-            Deque<String> lines = new ArrayDeque<>();
-            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-                lines.addLast(line);
-                if (lines.size() > LOG_TAIL_LINES) {
-                    lines.removeFirst();
-                }
-            }
-            return String.join("\n", lines);
-        } catch (IOException | UncheckedIOException e) {
-            return "(cannot read " + file + ": " + e + ")";
-        }
-    }
-
-    private static String since(Path file, long offset) {
-        try (InputStream in = Files.newInputStream(file)) {
-            in.skipNBytes(Math.min(offset, Files.size(file)));
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    /** The broker could not bind a listener port chosen for it; start again on other ports. */
-    private static final class PortTakenException extends IllegalStateException {
-        private static final long serialVersionUID = 1L;
-
-        PortTakenException(String message) {
-            super(message);
         }
     }
 }
