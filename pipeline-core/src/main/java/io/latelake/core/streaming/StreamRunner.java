@@ -84,9 +84,7 @@ public final class StreamRunner {
         synchronized (queries) {
           active = List.copyOf(queries.values());
         }
-        for (StreamingQuery q : active) {
-          stopAfterBatch(q);
-        }
+        stopBetweenBatches(active);
         for (StreamingQuery q : active) {
           recorder.awaitTerminated(q.runId(), LISTENER_WAIT);
         }
@@ -257,9 +255,21 @@ public final class StreamRunner {
     return planned.isPresent() && cp.lastCommitted().equals(planned);
   }
 
-  private static void stopAfterBatch(StreamingQuery q) {
+  /**
+   * Stops each query as soon as it is between two micro-batches; after {@link #STOP_GRACE} the
+   * rest are stopped mid-batch (that micro-batch is replayed on the next start).
+   */
+  private static void stopBetweenBatches(List<StreamingQuery> queries) {
+    List<StreamingQuery> left = new ArrayList<>(queries);
     long deadline = System.nanoTime() + STOP_GRACE.toNanos();
-    while (q.isActive() && q.status().isTriggerActive() && System.nanoTime() < deadline) {
+    while (!left.isEmpty() && System.nanoTime() < deadline) {
+      for (var it = left.iterator(); it.hasNext(); ) {
+        StreamingQuery q = it.next();
+        if (!q.isActive() || !q.status().isTriggerActive()) {
+          stopQuietly(q);
+          it.remove();
+        }
+      }
       try {
         Thread.sleep(50);
       } catch (InterruptedException e) {
@@ -267,7 +277,11 @@ public final class StreamRunner {
         break;
       }
     }
-    stopQuietly(q);
+    for (StreamingQuery q : left) {
+      LOG.info("[{}] still in a micro-batch after {} s: stopping it now; the micro-batch is "
+          + "replayed on the next start", q.name(), STOP_GRACE.toSeconds());
+      stopQuietly(q);
+    }
   }
 
   private static StreamSummary summary(String name, List<StreamingQuery> queryRuns,
