@@ -91,7 +91,7 @@ class KafkaCrashIT extends SparkTestBase {
     int kills = 0;
     int secondTries = 0;
     while (kills < KILLS) {
-      Path log = tmp.resolve("run-" + logs.size() + ".log");
+      Path log = StreamProcess.logFile("KafkaCrashIT-run-" + logs.size());
       logs.add(log);
       try (StreamProcess run = StreamProcess.run(log, sets)) {
         run.waitFor("first micro-batch", BOUND, () -> run.logText().contains("] micro-batch "));
@@ -105,7 +105,7 @@ class KafkaCrashIT extends SparkTestBase {
         kills++;
       }
     }
-    Path last = tmp.resolve("run-" + logs.size() + ".log");
+    Path last = StreamProcess.logFile("KafkaCrashIT-run-" + logs.size());
     logs.add(last);
     String bronze = root + "/bronze/events";
     String gold = root + "/gold/page_5m";

@@ -64,7 +64,8 @@ class RunCommandIT extends SparkTestBase {
     land(root, 0, 20);
     int exit;
     String log;
-    try (StreamProcess run = StreamProcess.run(tmp.resolve("run.log"), sets(root))) {
+    Path runLog = StreamProcess.logFile("RunCommandIT-sigterm");
+    try (StreamProcess run = StreamProcess.run(runLog, sets(root))) {
       run.waitFor("bronze micro-batch 2", BOUND,
           () -> run.logText().contains("[bronze_web] micro-batch 2:"));
       exit = run.terminate();
@@ -85,7 +86,8 @@ class RunCommandIT extends SparkTestBase {
     land(root, 0, 1);
     int exit;
     String log;
-    try (StreamProcess run = StreamProcess.run(tmp.resolve("run.log"), sets(root))) {
+    Path runLog = StreamProcess.logFile("RunCommandIT-failure");
+    try (StreamProcess run = StreamProcess.run(runLog, sets(root))) {
       run.waitFor("gold", BOUND,
           () -> DeltaTablesProbe.sum(spark, root + "/gold/page_5m", "events") == 10);
       // Break gold: its table is no longer a Delta table, so its next MERGE fails.

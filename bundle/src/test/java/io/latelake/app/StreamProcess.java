@@ -26,6 +26,8 @@ final class StreamProcess implements AutoCloseable {
 
   /** Starts {@code RunMain} with these {@code --set} overrides, logging to {@code log}. */
   static StreamProcess run(Path log, List<String> sets) throws IOException {
+    Files.createDirectories(log.toAbsolutePath().getParent());
+    Files.deleteIfExists(log);
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -45,6 +47,11 @@ final class StreamProcess implements AutoCloseable {
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     return new StreamProcess(pb.start(), log);
+  }
+
+  /** @return where a test keeps a child's log: {@code target/it-logs/<name>.log}, kept for reading */
+  static Path logFile(String name) {
+    return Path.of("target", "it-logs", name + ".log");
   }
 
   static Path repoRoot() {
