@@ -243,7 +243,7 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
   private void write(UUID queryId, List<Row> rows, long version) {
     List<Row> all = new ArrayList<>(unwritten.getOrDefault(queryId, List.of()));
     all.addAll(rows);
-    RuntimeException last = null;
+    Exception last = null;
     for (int attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
       try {
         spark.createDataFrame(all, SCHEMA).write().format("delta").mode("append")
@@ -253,7 +253,8 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
             .save(tablePath);
         unwritten.remove(queryId);
         return;
-      } catch (RuntimeException e) {
+      } catch (Exception e) {
+        // Spark's own exceptions (SparkException) are checked in Java but thrown anyway.
         last = e;
         if (attempt < WRITE_ATTEMPTS) {
           sleep(WRITE_BACKOFF.multipliedBy(attempt));

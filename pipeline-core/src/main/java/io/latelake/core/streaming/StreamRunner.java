@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>SIGTERM.</b> A shutdown hook registered with Hadoop's {@link ShutdownHookManager} at
  * priority {@value #SHUTDOWN_HOOK_PRIORITY} (Spark stops its context from the same manager at
  * priority 40 and below, so this hook runs first) waits for the running micro-batch of each query
- * to finish (at most {@link #STOP_GRACE}), stops the queries, writes the last progress rows and
- * only then lets Spark stop the session. Nothing is logged at ERROR; the JVM exits with 143
+ * to finish (at most {@link #STOP_GRACE}, 60 s), stops the queries, writes the last progress rows
+ * and only then lets Spark stop the session. Nothing is logged at ERROR; the JVM exits with 143
  * (128 + SIGTERM), the exit status every scheduler reads as "terminated on request".
  *
  * <p><b>Failures.</b> When a query fails, the others are stopped and {@link LatelakeException}
@@ -43,9 +43,11 @@ public final class StreamRunner {
   /** Hadoop shutdown hook priority of the graceful stop: above Spark's (40 and below). */
   public static final int SHUTDOWN_HOOK_PRIORITY = 100;
   /** How long SIGTERM waits for a running micro-batch to finish before interrupting it. */
-  public static final Duration STOP_GRACE = Duration.ofSeconds(20);
+  public static final Duration STOP_GRACE = Duration.ofSeconds(60);
   /** Restarts after the Kafka connector's metrics failure, per query and process. */
   public static final int MAX_CONNECTOR_RESTARTS = 3;
+  /** How long the whole graceful stop may take before Hadoop moves on to Spark's hook. */
+  private static final Duration HOOK_TIMEOUT = STOP_GRACE.plusMinutes(3);
   private static final Duration POLL = Duration.ofMillis(200);
   private static final Duration LISTENER_WAIT = Duration.ofSeconds(30);
 
@@ -97,7 +99,7 @@ public final class StreamRunner {
       }
     };
     ShutdownHookManager.get().addShutdownHook(hook, SHUTDOWN_HOOK_PRIORITY,
-        STOP_GRACE.plusSeconds(40).toSeconds(), TimeUnit.SECONDS);
+        HOOK_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     try {
       for (Start s : starts) {
         recorder.recordMissing(s.queryName(), s.checkpoint(), ProgressRecorder.RECOVERY_KILLED);
@@ -308,7 +310,7 @@ public final class StreamRunner {
 
   private static void awaitQuietly(CountDownLatch latch) {
     try {
-      latch.await(STOP_GRACE.plusSeconds(40).toSeconds(), TimeUnit.SECONDS);
+      latch.await(HOOK_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
