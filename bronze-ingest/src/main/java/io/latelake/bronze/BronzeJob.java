@@ -8,7 +8,6 @@ import io.latelake.core.streaming.StreamRunner;
 import io.latelake.core.streaming.StreamSummary;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -42,14 +41,11 @@ public final class BronzeJob {
   private final SparkSession spark;
   private final BronzeConfig config;
   private final TableRegistry tables;
-  private final Duration progressFlush;
 
-  public BronzeJob(SparkSession spark, BronzeConfig config, TableRegistry tables,
-      Duration progressFlush) {
+  public BronzeJob(SparkSession spark, BronzeConfig config, TableRegistry tables) {
     this.spark = spark;
     this.config = config;
     this.tables = tables;
-    this.progressFlush = progressFlush;
   }
 
   /**
@@ -60,6 +56,18 @@ public final class BronzeJob {
    * @throws io.latelake.core.LatelakeException when the stream fails or its checkpoint is missing
    */
   public Result run() {
+    return new Result(StreamRunner.run(spark, tables.streamProgress(), starts()).get(0));
+  }
+
+  /**
+   * Checks the source and checkpoint and creates {@code bronze_events} if needed, without
+   * starting the query: for {@code latelake run}, which starts every layer in one application.
+   *
+   * @return the bronze query to start
+   * @throws LakeConfigException when the landing folder does not exist
+   * @throws io.latelake.core.LatelakeException when the checkpoint is missing
+   */
+  public List<StreamRunner.Start> starts() {
     SourceSwitchGuard.requireSameSource(spark, tables.bronzeEvents(), config.source(),
         config.queryName());
     Dataset<Row> raw = switch (config.source()) {
@@ -77,10 +85,8 @@ public final class BronzeJob {
     String checkpoint = tables.checkpoint(config.queryName());
     CheckpointGuard.requireCheckpointIfTableHasData(spark, config.queryName(), path, checkpoint);
     DeltaTables.createIfNotExists(spark, path, bronze.schema(), List.of("ingest_date"), Map.of());
-    List<StreamSummary> out = StreamRunner.run(spark, tables.streamProgress(),
-        config.trigger().availableNow() ? Duration.ZERO : progressFlush,
-        List.of(new StreamRunner.Start(config.queryName(), () -> start(bronze, path, checkpoint))));
-    return new Result(out.get(0));
+    return List.of(new StreamRunner.Start(config.queryName(), checkpoint,
+        () -> start(bronze, path, checkpoint)));
   }
 
   private StreamingQuery start(Dataset<Row> bronze, String path, String checkpoint) {

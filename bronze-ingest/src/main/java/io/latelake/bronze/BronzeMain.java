@@ -4,7 +4,6 @@ import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.JobCommand;
 import io.latelake.core.cli.Launcher;
-import io.latelake.core.config.Settings;
 import io.latelake.core.table.TableRegistry;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
@@ -39,8 +38,7 @@ public final class BronzeMain extends JobCommand<BronzeConfig> {
   @Override
   protected ExitCode run(SparkSession spark, Config config, BronzeConfig bronze) {
     TableRegistry tables = TableRegistry.fromConfig(config);
-    var flush = Settings.of(config).positiveDuration("lake.monitoring.progress-flush-interval");
-    BronzeJob.Result r = new BronzeJob(spark, bronze, tables, flush).run();
+    BronzeJob.Result r = new BronzeJob(spark, bronze, tables).run();
     LOG.info("bronze done: {} micro-batches, {} records into {}", r.summary().batches(),
         r.summary().inputRows(), tables.bronzeEvents());
     return ExitCode.OK;

@@ -4,14 +4,12 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
 import io.latelake.bronze.BronzeConfig;
 import io.latelake.bronze.BronzeJob;
-import io.latelake.core.config.Settings;
 import io.latelake.core.streaming.StreamSummary;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.gold.GoldConfig;
 import io.latelake.gold.GoldJob;
 import io.latelake.silver.SilverConfig;
 import io.latelake.silver.SilverJob;
-import java.time.Duration;
 import java.util.List;
 import org.apache.spark.sql.SparkSession;
 
@@ -58,14 +56,13 @@ public final class FastPath {
     this.silver = SilverConfig.fromConfig(c);
     this.gold = GoldConfig.fromConfig(c);
     this.tables = TableRegistry.fromConfig(c);
-    Settings.of(c).positiveDuration("lake.monitoring.progress-flush-interval");
   }
 
   /** Runs bronze, silver and gold once each. */
   public Step step() {
-    StreamSummary b = new BronzeJob(spark, bronze, tables, Duration.ZERO).run().summary();
-    StreamSummary s = new SilverJob(spark, silver, tables, Duration.ZERO).run().summary();
-    List<StreamSummary> g = new GoldJob(spark, gold, tables, Duration.ZERO).run().summaries();
+    StreamSummary b = new BronzeJob(spark, bronze, tables).run().summary();
+    StreamSummary s = new SilverJob(spark, silver, tables).run().summary();
+    List<StreamSummary> g = new GoldJob(spark, gold, tables).run().summaries();
     return new Step(b, s, g);
   }
 

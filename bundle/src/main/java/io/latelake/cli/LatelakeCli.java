@@ -1,6 +1,7 @@
 package io.latelake.cli;
 
 import io.latelake.app.DemoCommand;
+import io.latelake.app.RunMain;
 import io.latelake.bronze.BronzeMain;
 import io.latelake.bronze.replay.ReplayMain;
 import io.latelake.core.cli.Launcher;
@@ -24,7 +25,8 @@ import picocli.CommandLine.Command;
 @Command(name = "latelake", mixinStandardHelpOptions = true, version = "latelake 0.1.0",
     description = "Event-time counting on Spark Structured Streaming and Delta Lake that never "
         + "loses a late event.",
-    subcommands = {BronzeMain.class, SilverMain.class, GoldMain.class, DemoCommand.class,
+    subcommands = {BronzeMain.class, SilverMain.class, GoldMain.class, RunMain.class,
+        DemoCommand.class,
         ReplayMain.class, CorrectMain.class, ApplyCorrectionsMain.class, RebuildMain.class,
         CascadeMain.class, AuditMain.class, AsOfMain.class, ProfileMain.class,
         ReportMain.class})

@@ -210,7 +210,7 @@ class FastPathCasesTest extends SparkTestBase {
       Files.delete(last.toPath());
       Files.deleteIfExists(commits.resolve("." + last.getName() + ".crc"));
     }
-    GoldJob.Result again = new GoldJob(spark, fast.goldConfig(), fast.tables(), Duration.ZERO)
+    GoldJob.Result again = new GoldJob(spark, fast.goldConfig(), fast.tables())
         .run();
 
     assertThat(again.summaries().get(0).inputRows()).isEqualTo(1);

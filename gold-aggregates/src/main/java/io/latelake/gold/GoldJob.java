@@ -8,7 +8,6 @@ import io.latelake.core.streaming.StreamRunner;
 import io.latelake.core.streaming.StreamSummary;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,14 +29,11 @@ public final class GoldJob {
   private final SparkSession spark;
   private final GoldConfig config;
   private final TableRegistry tables;
-  private final Duration progressFlush;
 
-  public GoldJob(SparkSession spark, GoldConfig config, TableRegistry tables,
-      Duration progressFlush) {
+  public GoldJob(SparkSession spark, GoldConfig config, TableRegistry tables) {
     this.spark = spark;
     this.config = config;
     this.tables = tables;
-    this.progressFlush = progressFlush;
   }
 
   /**
@@ -45,6 +41,18 @@ public final class GoldJob {
    * @throws io.latelake.core.LatelakeException when a stream fails or a checkpoint is missing
    */
   public Result run() {
+    return new Result(StreamRunner.run(spark, tables.streamProgress(), starts()));
+  }
+
+  /**
+   * Checks silver and the checkpoints and creates the gold tables if needed, without starting
+   * the queries (for {@code latelake run}).
+   *
+   * @return one query per metric
+   * @throws LakeConfigException when silver does not exist yet
+   * @throws io.latelake.core.LatelakeException when a checkpoint is missing
+   */
+  public List<StreamRunner.Start> starts() {
     String silver = tables.silverEvents();
     if (!DeltaTables.exists(spark, silver)) {
       throw new LakeConfigException("Cannot start gold stream: table silver_events does not "
@@ -59,11 +67,10 @@ public final class GoldJob {
       CheckpointGuard.requireCheckpointIfTableHasData(spark, metric.queryName(), path, checkpoint);
       DeltaTables.createIfNotExists(spark, path, GoldMerge.tableSchema(agg.schema()), List.of(),
           Map.of("delta.enableChangeDataFeed", "true"));
-      starts.add(new StreamRunner.Start(metric.queryName(),
+      starts.add(new StreamRunner.Start(metric.queryName(), checkpoint,
           () -> start(agg, metric, path, checkpoint)));
     }
-    return new Result(StreamRunner.run(spark, tables.streamProgress(),
-        config.trigger().availableNow() ? Duration.ZERO : progressFlush, starts));
+    return starts;
   }
 
   private StreamingQuery start(Dataset<Row> agg, MetricSpec metric, String path,

@@ -4,7 +4,6 @@ import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.JobCommand;
 import io.latelake.core.cli.Launcher;
-import io.latelake.core.config.Settings;
 import io.latelake.core.table.TableRegistry;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
@@ -39,8 +38,7 @@ public final class GoldMain extends JobCommand<GoldConfig> {
   @Override
   protected ExitCode run(SparkSession spark, Config config, GoldConfig gold) {
     TableRegistry tables = TableRegistry.fromConfig(config);
-    var flush = Settings.of(config).positiveDuration("lake.monitoring.progress-flush-interval");
-    GoldJob.Result r = new GoldJob(spark, gold, tables, flush).run();
+    GoldJob.Result r = new GoldJob(spark, gold, tables).run();
     for (var m : r.summaries()) {
       LOG.info("{} done: {} micro-batches, {} rows read, {} dropped by the watermark",
           m.queryName(), m.batches(), m.inputRows(), m.droppedByWatermark());

@@ -179,7 +179,7 @@ class ProfileJobTest extends SparkTestBase {
       // batch 0 dropped 50 rows; batches 1..4 dropped 1 row of 100 each
       progress.add(org.apache.spark.sql.RowFactory.create("silver_events", "q", "r", (long) b,
           Fixtures.ts("2024-05-14T10:0" + b + ":00Z"), 100L, null, b == 0 ? 50L : 1L, "", 0L,
-          0L, 0L, Fixtures.ts("2024-05-14T10:0" + b + ":00Z")));
+          0L, 0L, Fixtures.ts("2024-05-14T10:0" + b + ":00Z"), 0L, null));
     }
     spark.createDataFrame(progress, io.latelake.core.streaming.ProgressRecorder.SCHEMA).write()
         .format("delta").save(tables.streamProgress());

@@ -64,7 +64,7 @@ class ReportJobTest extends SparkTestBase {
     for (int b = 0; b < 6; b++) {
       progress.add(RowFactory.create("silver_events", "q", "r", (long) b,
           Fixtures.ts("2024-05-14T10:0" + b + ":00Z"), 100L, null, (long) (b % 3), "", 0L, 0L,
-          0L, Fixtures.ts("2024-05-14T10:0" + b + ":00Z")));
+          0L, Fixtures.ts("2024-05-14T10:0" + b + ":00Z"), 0L, null));
     }
     spark.createDataFrame(progress, ProgressRecorder.SCHEMA).write().format("delta")
         .save(tables.streamProgress());

@@ -6,7 +6,6 @@ import io.latelake.core.streaming.StreamRunner;
 import io.latelake.core.streaming.StreamSummary;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Dataset;
@@ -26,14 +25,11 @@ public final class SilverJob {
   private final SparkSession spark;
   private final SilverConfig config;
   private final TableRegistry tables;
-  private final Duration progressFlush;
 
-  public SilverJob(SparkSession spark, SilverConfig config, TableRegistry tables,
-      Duration progressFlush) {
+  public SilverJob(SparkSession spark, SilverConfig config, TableRegistry tables) {
     this.spark = spark;
     this.config = config;
     this.tables = tables;
-    this.progressFlush = progressFlush;
   }
 
   /**
@@ -41,6 +37,18 @@ public final class SilverJob {
    * @throws io.latelake.core.LatelakeException when the stream fails or its checkpoint is missing
    */
   public Result run() {
+    return new Result(StreamRunner.run(spark, tables.streamProgress(), starts()).get(0));
+  }
+
+  /**
+   * Checks bronze and the checkpoint and creates {@code silver_events} if needed, without
+   * starting the query (for {@code latelake run}).
+   *
+   * @return the silver query to start
+   * @throws LakeConfigException when bronze does not exist yet
+   * @throws io.latelake.core.LatelakeException when the checkpoint is missing
+   */
+  public List<StreamRunner.Start> starts() {
     String bronze = tables.bronzeEvents();
     if (!DeltaTables.exists(spark, bronze)) {
       throw new LakeConfigException("Cannot start silver stream: table bronze_events does not "
@@ -54,11 +62,8 @@ public final class SilverJob {
     CheckpointGuard.requireCheckpointIfTableHasData(spark, SilverConfig.QUERY_NAME, path,
         checkpoint);
     DeltaTables.createIfNotExists(spark, path, silver.schema(), List.of(), Map.of());
-    List<StreamSummary> out = StreamRunner.run(spark, tables.streamProgress(),
-        config.trigger().availableNow() ? Duration.ZERO : progressFlush,
-        List.of(new StreamRunner.Start(SilverConfig.QUERY_NAME, () -> start(silver, path,
-            checkpoint))));
-    return new Result(out.get(0));
+    return List.of(new StreamRunner.Start(SilverConfig.QUERY_NAME, checkpoint,
+        () -> start(silver, path, checkpoint)));
   }
 
   private StreamingQuery start(Dataset<Row> silver, String path, String checkpoint) {

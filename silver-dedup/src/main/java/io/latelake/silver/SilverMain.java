@@ -4,7 +4,6 @@ import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.JobCommand;
 import io.latelake.core.cli.Launcher;
-import io.latelake.core.config.Settings;
 import io.latelake.core.table.TableRegistry;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
@@ -39,8 +38,7 @@ public final class SilverMain extends JobCommand<SilverConfig> {
   @Override
   protected ExitCode run(SparkSession spark, Config config, SilverConfig silver) {
     TableRegistry tables = TableRegistry.fromConfig(config);
-    var flush = Settings.of(config).positiveDuration("lake.monitoring.progress-flush-interval");
-    SilverJob.Result r = new SilverJob(spark, silver, tables, flush).run();
+    SilverJob.Result r = new SilverJob(spark, silver, tables).run();
     LOG.info("silver done: {} micro-batches, {} rows read, {} dropped by the watermark, into {}",
         r.summary().batches(), r.summary().inputRows(), r.summary().droppedByWatermark(),
         tables.silverEvents());

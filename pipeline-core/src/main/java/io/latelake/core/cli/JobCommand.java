@@ -40,7 +40,11 @@ public abstract class JobCommand<T> implements Callable<Integer> {
     try {
       return run(spark, config, prepared).code();
     } finally {
-      spark.stop();
+      // On SIGTERM Spark's own shutdown hook stops the session, after the streams' graceful stop
+      // (see StreamRunner); stopping it here as well could cut that stop short.
+      if (!org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress()) {
+        spark.stop();
+      }
     }
   }
 }

@@ -1,20 +1,25 @@
 package io.latelake.core.streaming;
 
+import io.latelake.core.table.DeltaTables;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.streaming.StateOperatorProgress;
 import org.apache.spark.sql.streaming.StreamingQueryListener;
 import org.apache.spark.sql.streaming.StreamingQueryProgress;
@@ -24,21 +29,44 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link StreamingQueryListener} that logs one line per micro-batch and appends one row per
- * micro-batch and query to {@code monitoring.stream_progress}.
+ * A {@link StreamingQueryListener} that logs one line per micro-batch and writes exactly one row
+ * per (query, micro-batch) to {@code monitoring.stream_progress}.
  *
- * <p>Rows are buffered on the listener thread and written by {@link #flush()} (called on a timer
- * for long-running streams and when a job ends), so the listener never blocks Spark's event bus.
+ * <p><b>Exactly once.</b> Each write is a Delta append carrying the idempotent-write options
+ * {@code txnAppId = latelake-progress-<query id>} and {@code txnVersion = <last batch id in the
+ * write>}: Delta skips a write whose version it has already committed for that id, so a progress
+ * event seen twice (a replayed micro-batch, a repeated write after a failure) adds nothing.
+ * Blind appends do not conflict with each other, so several streams (or applications) share the
+ * table without retries. Rows of one query are written in batch-id order by one writer thread.
+ *
+ * <p><b>Complete.</b> Rows are written as soon as Spark reports the micro-batch, on a writer thread
+ * (the listener never blocks Spark's event bus). Spark keeps a micro-batch's figures in memory
+ * only: a process killed between the commit of a micro-batch and the write of its row, or the
+ * Kafka connector failure handled by {@link StreamRunner}, loses them. Before a query starts (and
+ * before it is restarted) {@link #recordMissing} therefore compares the checkpoint's commit log
+ * with the table and writes a row for every committed micro-batch without one, with the
+ * watermark and start time Spark planned it with, null figures, and {@code recovery} naming why.
  *
  * <p>Schema of {@code monitoring.stream_progress}: {@code query_name} string, {@code query_id}
- * string, {@code run_id} string, {@code batch_id} long, {@code batch_timestamp} timestamp (UTC,
- * when the micro-batch started), {@code input_rows} long, {@code watermark} timestamp (null
- * when the query has none), {@code rows_dropped_by_watermark} long (sum over stateful
- * operators), {@code dropped_by_operator} string ({@code operator=count,...}), {@code state_rows}
- * long, {@code trigger_ms} long, {@code add_batch_ms} long, {@code recorded_at} timestamp.
+ * string, {@code run_id} string (null in recovered rows), {@code batch_id} long,
+ * {@code batch_timestamp} timestamp (UTC, when the micro-batch started), {@code input_rows} long,
+ * {@code watermark} timestamp (null when the query has none), {@code rows_dropped_by_watermark}
+ * long (sum over stateful operators), {@code dropped_by_operator} string
+ * ({@code operator=count,...}), {@code state_rows} long, {@code trigger_ms} long,
+ * {@code add_batch_ms} long, {@code recorded_at} timestamp, {@code rows_dropped_duplicates} long
+ * (rows removed by deduplication operators, Spark's {@code numDroppedDuplicateRows}),
+ * {@code recovery} string (null for a row from Spark's report; {@code killed} or
+ * {@code kafka-metrics-npe} for a recovered row whose figures were lost).
  */
 public final class ProgressRecorder extends StreamingQueryListener implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProgressRecorder.class);
+  private static final int WRITE_ATTEMPTS = 5;
+  private static final Duration WRITE_BACKOFF = Duration.ofSeconds(1);
+
+  /** {@code recovery} value of a row written for a micro-batch whose process was killed. */
+  public static final String RECOVERY_KILLED = "killed";
+  /** {@code recovery} value of a row written after the Kafka connector's metrics failure. */
+  public static final String RECOVERY_KAFKA_METRICS = "kafka-metrics-npe";
 
   /** Schema of {@code monitoring.stream_progress}. */
   public static final StructType SCHEMA = new StructType()
@@ -54,17 +82,25 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
       .add("state_rows", DataTypes.LongType)
       .add("trigger_ms", DataTypes.LongType)
       .add("add_batch_ms", DataTypes.LongType)
-      .add("recorded_at", DataTypes.TimestampType);
+      .add("recorded_at", DataTypes.TimestampType)
+      .add("rows_dropped_duplicates", DataTypes.LongType)
+      .add("recovery", DataTypes.StringType);
 
   private final SparkSession spark;
   private final String tablePath;
   private final Set<String> queryNames;
-  private final List<Row> pending = new ArrayList<>();
+  /** Highest batch id queued for writing, per query id (guards against repeated events). */
+  private final Map<UUID, Long> queued = new ConcurrentHashMap<>();
+  /** Rows whose write failed, per query id; written with the next rows of that query. */
+  private final Map<UUID, List<Row>> unwritten = new HashMap<>();
   private final Map<UUID, Long> lastBatch = new ConcurrentHashMap<>();
+  private final Set<UUID> terminatedRuns = ConcurrentHashMap.newKeySet();
   private final Map<String, Long> droppedByQuery = new ConcurrentHashMap<>();
   private final Map<UUID, long[]> totalsByRun = new ConcurrentHashMap<>();
   private final Map<UUID, String> watermarkByRun = new ConcurrentHashMap<>();
-  private ScheduledExecutorService timer;
+  private final java.util.concurrent.atomic.AtomicBoolean closed =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  private ExecutorService writer;
 
   /**
    * @param spark the session whose streams to follow
@@ -77,18 +113,15 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     this.queryNames = Set.copyOf(queryNames);
   }
 
-  /** Registers the listener and, if {@code flushEvery} is positive, a periodic flush. */
-  public ProgressRecorder start(Duration flushEvery) {
+  /** Creates the table if needed, starts the writer thread and registers the listener. */
+  public ProgressRecorder start() {
+    DeltaTables.createIfNotExists(spark, tablePath, SCHEMA, List.of(), Map.of());
+    writer = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "latelake-progress-writer");
+      t.setDaemon(true);
+      return t;
+    });
     spark.streams().addListener(this);
-    if (!flushEvery.isZero()) {
-      timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "latelake-progress-flush");
-        t.setDaemon(true);
-        return t;
-      });
-      timer.scheduleWithFixedDelay(this::flushQuietly, flushEvery.toMillis(),
-          flushEvery.toMillis(), TimeUnit.MILLISECONDS);
-    }
     return this;
   }
 
@@ -101,12 +134,19 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     if (p.name() == null || !queryNames.contains(p.name())) {
       return;
     }
+    Long before = queued.get(p.id());
+    if (before != null && p.batchId() <= before) {
+      return;
+    }
     long dropped = 0;
+    long duplicates = 0;
     long stateRows = 0;
     StringBuilder byOperator = new StringBuilder();
     for (StateOperatorProgress op : p.stateOperators()) {
       dropped += op.numRowsDroppedByWatermark();
       stateRows += op.numRowsTotal();
+      Long dup = op.customMetrics().get("numDroppedDuplicateRows");
+      duplicates += dup == null ? 0 : dup;
       if (byOperator.length() > 0) {
         byOperator.append(',');
       }
@@ -118,10 +158,9 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     Row row = RowFactory.create(p.name(), p.id().toString(), p.runId().toString(), p.batchId(),
         Timestamp.from(Instant.parse(p.timestamp())), p.numInputRows(), watermark, dropped,
         byOperator.toString(), stateRows, trigger, duration(p, "addBatch"),
-        Timestamp.from(Instant.now()));
-    synchronized (pending) {
-      pending.add(row);
-    }
+        Timestamp.from(Instant.now()), duplicates, null);
+    queued.put(p.id(), p.batchId());
+    enqueue(p.id(), List.of(row), p.batchId());
     droppedByQuery.merge(p.name(), dropped, Long::sum);
     long[] totals = totalsByRun.computeIfAbsent(p.runId(), id -> new long[3]);
     synchronized (totals) {
@@ -134,8 +173,8 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     }
     lastBatch.put(p.id(), p.batchId());
     LOG.info("[{}] micro-batch {}: {} input rows, watermark {}, {} dropped by watermark, "
-            + "{} state rows, {} ms", p.name(), p.batchId(), p.numInputRows(),
-        wm == null ? "none" : wm, dropped, stateRows, trigger);
+            + "{} duplicates dropped, {} state rows, {} ms", p.name(), p.batchId(),
+        p.numInputRows(), wm == null ? "none" : wm, dropped, duplicates, stateRows, trigger);
   }
 
   private static long duration(StreamingQueryProgress p, String key) {
@@ -147,7 +186,94 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
   public void onQueryIdle(QueryIdleEvent event) {}
 
   @Override
-  public void onQueryTerminated(QueryTerminatedEvent event) {}
+  public void onQueryTerminated(QueryTerminatedEvent event) {
+    terminatedRuns.add(event.runId());
+  }
+
+  /**
+   * Writes a row for every micro-batch the checkpoint has committed but the table lacks (see the
+   * class comment). Call it before the query starts or restarts, never while it runs.
+   *
+   * @param queryName the query's name
+   * @param checkpoint the query's checkpoint folder
+   * @param recovery the {@code recovery} value of the rows written
+   * @return how many rows were written
+   */
+  public int recordMissing(String queryName, String checkpoint, String recovery) {
+    Checkpoints cp = new Checkpoints(spark, checkpoint);
+    var id = cp.queryId();
+    if (id.isEmpty()) {
+      return 0;
+    }
+    UUID queryId = id.get();
+    flush();
+    var committed = cp.lastCommitted();
+    if (committed.isEmpty()) {
+      return 0;
+    }
+    Row r = spark.read().format("delta").load(tablePath)
+        .filter(functions.col("query_id").equalTo(queryId.toString()))
+        .agg(functions.max("batch_id")).first();
+    long recorded = Math.max(r.isNullAt(0) ? -1 : r.getLong(0), queued.getOrDefault(queryId, -1L));
+    long from = Math.max(recorded + 1, cp.firstRetainedCommit().orElse(0));
+    List<Row> rows = new ArrayList<>();
+    for (long b = from; b <= committed.getAsLong(); b++) {
+      var planned = cp.planned(b);
+      Timestamp wm = planned.map(p -> p.watermark().toEpochMilli() == 0 ? null
+          : Timestamp.from(p.watermark())).orElse(null);
+      rows.add(RowFactory.create(queryName, queryId.toString(), null, b,
+          planned.map(p -> Timestamp.from(p.batchTimestamp())).orElse(null), null, wm, null,
+          null, null, null, null, Timestamp.from(Instant.now()), null, recovery));
+    }
+    if (!rows.isEmpty()) {
+      LOG.warn("[{}] micro-batches {}..{} were committed but Spark's progress report of them was "
+              + "lost ({}); recorded them in {} with recovery = '{}' and no figures", queryName,
+          from, committed.getAsLong(), recovery, tablePath, recovery);
+      queued.merge(queryId, committed.getAsLong(), Math::max);
+      enqueue(queryId, rows, committed.getAsLong());
+      flush();
+    }
+    return rows.size();
+  }
+
+  private void enqueue(UUID queryId, List<Row> rows, long version) {
+    writer.execute(() -> write(queryId, rows, version));
+  }
+
+  private void write(UUID queryId, List<Row> rows, long version) {
+    List<Row> all = new ArrayList<>(unwritten.getOrDefault(queryId, List.of()));
+    all.addAll(rows);
+    Exception last = null;
+    for (int attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+      try {
+        spark.createDataFrame(all, SCHEMA).write().format("delta").mode("append")
+            .option("txnAppId", "latelake-progress-" + queryId)
+            .option("txnVersion", version)
+            .option("mergeSchema", "true")
+            .save(tablePath);
+        unwritten.remove(queryId);
+        return;
+      } catch (Exception e) {
+        // Spark's own exceptions (SparkException) are checked in Java but thrown anyway.
+        last = e;
+        if (attempt < WRITE_ATTEMPTS) {
+          sleep(WRITE_BACKOFF.multipliedBy(attempt));
+        }
+      }
+    }
+    unwritten.put(queryId, all);
+    LOG.warn("Could not write {} progress rows of query {} to {} after {} attempts, will write "
+        + "them with the next micro-batch: {}", all.size(), queryId, tablePath, WRITE_ATTEMPTS,
+        last.getMessage());
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
 
   /**
    * Waits until the listener has seen micro-batch {@code batchId} of query {@code queryId}.
@@ -161,12 +287,24 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
       if (seen != null && seen >= batchId) {
         return true;
       }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return false;
+      sleep(Duration.ofMillis(20));
+    }
+    return false;
+  }
+
+  /**
+   * Waits until the listener has seen the termination of run {@code runId}: every progress event
+   * of that run has been queued by then (Spark's listener bus delivers events in order).
+   *
+   * @return true when seen within the timeout
+   */
+  public boolean awaitTerminated(UUID runId, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (terminatedRuns.contains(runId)) {
+        return true;
       }
+      sleep(Duration.ofMillis(20));
     }
     return false;
   }
@@ -188,41 +326,27 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     return Map.copyOf(droppedByQuery);
   }
 
-  /** Appends buffered rows to {@code monitoring.stream_progress}. */
+  /** Waits until every queued row has been written (or has failed and been kept for later). */
   public void flush() {
-    List<Row> rows;
-    synchronized (pending) {
-      if (pending.isEmpty()) {
-        return;
-      }
-      rows = new ArrayList<>(pending);
-      pending.clear();
-    }
     try {
-      spark.createDataFrame(rows, SCHEMA).write().format("delta").mode("append").save(tablePath);
-    } catch (RuntimeException e) {
-      synchronized (pending) {
-        pending.addAll(0, rows);
-      }
-      throw e;
+      writer.submit(() -> { }).get(5, TimeUnit.MINUTES);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed: everything was written
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.warn("Progress rows for {} not written yet: {}", tablePath, e.toString());
     }
   }
 
-  private void flushQuietly() {
-    try {
-      flush();
-    } catch (RuntimeException e) {
-      LOG.warn("Could not write {} yet, will retry: {}", tablePath, e.getMessage());
-    }
-  }
-
-  /** Stops the timer, removes the listener and writes what is buffered. */
+  /** Removes the listener, writes what is queued and stops the writer thread. */
   @Override
   public void close() {
-    if (timer != null) {
-      timer.shutdownNow();
+    if (!closed.compareAndSet(false, true)) {
+      return;
     }
     spark.streams().removeListener(this);
     flush();
+    writer.shutdown();
   }
 }

@@ -1,0 +1,88 @@
+package io.latelake.app;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigValueFactory;
+import io.latelake.bronze.BronzeConfig;
+import io.latelake.bronze.BronzeJob;
+import io.latelake.core.ExitCode;
+import io.latelake.core.cli.JobCommand;
+import io.latelake.core.cli.Launcher;
+import io.latelake.core.streaming.StreamRunner;
+import io.latelake.core.streaming.StreamSummary;
+import io.latelake.core.table.TableRegistry;
+import io.latelake.gold.GoldConfig;
+import io.latelake.gold.GoldJob;
+import io.latelake.silver.SilverConfig;
+import io.latelake.silver.SilverJob;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code latelake run}: the fast path as one long-running Spark application — bronze, silver and
+ * one gold query per metric, started together with the processing-time trigger (each layer's
+ * {@code lake.<layer>.trigger-interval}; {@code lake.<layer>.trigger} is ignored here).
+ * spark-submit entry point: {@code --class io.latelake.app.RunMain}.
+ *
+ * <p>Runs until stopped. SIGTERM stops every query after its running micro-batch and records
+ * its progress; the JVM then exits with 143. When one query fails the others are stopped and the
+ * exit code is 1, the message naming the query and the reason. Exit 2: bad usage or config.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true,
+    description = "Run bronze, silver and gold as concurrent long-running streams (processing-time "
+        + "trigger) until SIGTERM.")
+public final class RunMain extends JobCommand<RunMain.Layers> {
+  private static final Logger LOG = LoggerFactory.getLogger(RunMain.class);
+
+  /**
+   * The validated config of each layer, triggers forced to processing-time.
+   *
+   * @param bronze bronze
+   * @param silver silver
+   * @param gold gold
+   * @param tables table paths
+   */
+  public record Layers(BronzeConfig bronze, SilverConfig silver, GoldConfig gold,
+      TableRegistry tables) {}
+
+  public static void main(String[] args) {
+    System.exit(Launcher.execute(new RunMain(), args));
+  }
+
+  @Override
+  protected String appName() {
+    return "latelake-run";
+  }
+
+  @Override
+  protected Layers prepare(Config config) {
+    Config c = config;
+    for (String layer : List.of("bronze", "silver", "gold")) {
+      c = c.withValue("lake." + layer + ".trigger",
+          ConfigValueFactory.fromAnyRef("processing-time"));
+    }
+    return new Layers(BronzeConfig.fromConfig(c), SilverConfig.fromConfig(c),
+        GoldConfig.fromConfig(c), TableRegistry.fromConfig(c));
+  }
+
+  @Override
+  protected ExitCode run(SparkSession spark, Config config, Layers layers) {
+    TableRegistry tables = layers.tables();
+    List<StreamRunner.Start> starts = new ArrayList<>();
+    // In this order: each layer creates the table the next one reads.
+    starts.addAll(new BronzeJob(spark, layers.bronze(), tables).starts());
+    starts.addAll(new SilverJob(spark, layers.silver(), tables).starts());
+    starts.addAll(new GoldJob(spark, layers.gold(), tables).starts());
+    LOG.info("Running {} (bronze every {}, silver every {}, gold every {}); stop with SIGTERM",
+        starts.stream().map(StreamRunner.Start::queryName).toList(),
+        layers.bronze().trigger(), layers.silver().trigger(), layers.gold().trigger());
+    for (StreamSummary s : StreamRunner.run(spark, tables.streamProgress(), starts)) {
+      LOG.info("{} stopped: {} micro-batches, {} rows read, {} dropped by the watermark",
+          s.queryName(), s.batches(), s.inputRows(), s.droppedByWatermark());
+    }
+    return ExitCode.OK;
+  }
+}

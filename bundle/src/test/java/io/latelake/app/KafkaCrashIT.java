@@ -1,0 +1,162 @@
+package io.latelake.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.latelake.core.testing.KafkaBroker;
+import io.latelake.core.testing.SparkTestBase;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code latelake run} from a real Kafka broker, killed with {@code kill -9} at random (seeded)
+ * points and restarted on the same checkpoints, once per kill; then stopped with SIGTERM while
+ * idle. Bronze must hold every record exactly once, silver and gold must equal a recomputation
+ * from bronze, and {@code monitoring.stream_progress} one row per (query, micro-batch).
+ *
+ * <p>{@code scripts/chaos.sh} runs the same scenario bigger through the system properties
+ * {@code latelake.chaos.records}, {@code latelake.chaos.kills} and {@code latelake.chaos.seed};
+ * the figures are printed and written to {@code target/chaos-figures.txt}.
+ */
+class KafkaCrashIT extends SparkTestBase {
+  private static final int RECORDS = Integer.getInteger("latelake.chaos.records", 1000);
+  private static final int KILLS = Integer.getInteger("latelake.chaos.kills", 5);
+  private static final long SEED = Long.getLong("latelake.chaos.seed", 20261130L);
+  private static final Duration BOUND = Duration.ofMinutes(10);
+  private static final Instant T0 = Instant.parse("2024-05-14T10:00:00Z");
+
+  @TempDir
+  static Path tmp;
+
+  private static KafkaBroker broker;
+
+  @BeforeAll
+  static void startBroker() throws Exception {
+    broker = KafkaBroker.start(tmp.resolve("kafka"));
+    broker.createTopic("events", 2, true);
+  }
+
+  @AfterAll
+  static void stopBroker() {
+    if (broker != null) {
+      broker.close();
+    }
+  }
+
+  @Test
+  void killedAndRestartedRunKeepsEveryRecordOnceAndEveryMicroBatchOnce() throws Exception {
+    Path root = tmp.resolve("lake");
+    // Every 10th record repeats the id of the record 5 before it: silver removes these copies.
+    List<String> p0 = new ArrayList<>();
+    List<String> p1 = new ArrayList<>();
+    for (int i = 0; i < RECORDS; i++) {
+      int id = i % 10 == 9 ? i - 5 : i;
+      String e = LakeFixture.event("e" + id, T0.plusSeconds(id % 600).toString(), "",
+          "/p" + (id % 3), id % 7);
+      (i % 2 == 0 ? p0 : p1).add(e);
+    }
+    broker.produce("events", 0, p0);
+    broker.produce("events", 1, p1);
+    long distinctIds = RECORDS - RECORDS / 10;
+    List<String> sets = List.of(
+        "lake.root=\"" + root + "\"",
+        "lake.spark.shuffle-partitions=2",
+        "lake.bronze.source=kafka",
+        "lake.bronze.kafka.bootstrap-servers=\"" + broker.bootstrapServers() + "\"",
+        "lake.bronze.kafka.topics=[events]",
+        "lake.bronze.kafka.max-offsets-per-trigger=" + Math.max(100, RECORDS / 25),
+        "lake.bronze.trigger-interval=\"1 second\"",
+        "lake.silver.trigger-interval=\"1 second\"",
+        "lake.gold.trigger-interval=\"1 second\"",
+        "lake.event.source-name=web",
+        "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]",
+        "lake.silver.watermark-delay=\"10 minutes\"",
+        "lake.gold.watermark-delay=\"10 minutes\"",
+        "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], measures=["
+            + "{name=events, function=count}, {name=value_sum, function=sum, column=value}]}");
+
+    Random random = new Random(SEED);
+    List<Path> logs = new ArrayList<>();
+    int kills = 0;
+    int secondTries = 0;
+    while (kills < KILLS) {
+      Path log = StreamProcess.logFile("KafkaCrashIT-run-" + logs.size());
+      logs.add(log);
+      try (StreamProcess run = StreamProcess.run(log, sets)) {
+        run.waitFor("first micro-batch", BOUND, () -> run.logText().contains("] micro-batch "));
+        Thread.sleep(random.nextInt(6000));
+        if (!run.isAlive()) {
+          // It stopped by itself: a restart that needed a second try.
+          secondTries++;
+          continue;
+        }
+        run.kill();
+        kills++;
+      }
+    }
+    Path last = StreamProcess.logFile("KafkaCrashIT-run-" + logs.size());
+    logs.add(last);
+    String bronze = root + "/bronze/events";
+    String gold = root + "/gold/page_5m";
+    int exit;
+    try (StreamProcess run = StreamProcess.run(last, sets)) {
+      run.waitFor("all records in gold", BOUND, () -> DeltaTablesProbe.count(spark, bronze)
+          == RECORDS && DeltaTablesProbe.sum(spark, gold, "events") == distinctIds);
+      Thread.sleep(3000);
+      exit = run.terminate();
+    }
+
+    Row b = spark.read().format("delta").load(bronze).selectExpr("count(*)",
+        "count(DISTINCT source, kafka_partition, kafka_offset)").first();
+    long lost = RECORDS - b.getLong(1);
+    long doubled = b.getLong(0) - b.getLong(1);
+    List<String> recovered = spark.read().format("delta").load(root + "/monitoring/stream_progress")
+        .filter("recovery IS NOT NULL").selectExpr("concat(query_name, ' ', recovery)")
+        .as(Encoders.STRING()).collectAsList();
+    String figures = String.format("records %d, kills %d, lost %d, doubled %d, restarts that "
+            + "needed a second try %d, recovered progress rows %d %s, exit on SIGTERM %d%n",
+        RECORDS, kills, lost, doubled, secondTries, recovered.size(), recovered, exit);
+    System.out.print(figures);
+    Files.writeString(Path.of("target", "chaos-figures.txt"), figures, StandardCharsets.UTF_8);
+
+    assertThat(secondTries).isZero();
+    assertThat(exit).isEqualTo(143);
+    assertThat(b.getLong(0)).isEqualTo(RECORDS);
+    assertThat(b.getLong(1)).isEqualTo(RECORDS);
+    for (Path log : logs) {
+      assertThat(Files.readString(log)).as(log.toString()).doesNotContain(" ERROR ");
+    }
+    assertThat(Files.readString(last)).contains("Stopped [bronze_web, silver_events, gold_page_5m]");
+
+    // silver and gold = recomputation from bronze (exact dedup on event_id)
+    spark.read().format("delta").load(bronze).filter("error IS NULL")
+        .createOrReplaceTempView("crash_bronze");
+    assertThat(LakeFixture.ids(spark, root + "/silver/events")).isEqualTo(spark.sql(
+        "SELECT DISTINCT event_id FROM crash_bronze ORDER BY event_id")
+        .as(Encoders.STRING()).collectAsList());
+    assertThat(LakeFixture.ids(spark, root + "/silver/events")).hasSize((int) distinctIds);
+    List<String> recomputed = new ArrayList<>();
+    for (Row r : spark.sql("SELECT page, window(event_time, '5 minutes').start AS ws, count(*), "
+        + "sum(value) FROM (SELECT DISTINCT event_id, event_time, page, value FROM crash_bronze) "
+        + "GROUP BY page, ws").collectAsList()) {
+      recomputed.add(r.getString(0) + " " + r.getTimestamp(1).toInstant() + " " + r.get(2) + " "
+          + r.get(3));
+    }
+    recomputed.sort(null);
+    assertThat(LakeFixture.goldRows(spark, gold)).isEqualTo(recomputed).hasSize(6);
+
+    ProgressAssert.exactlyOncePerBatch(spark, root, List.of("bronze_web", "silver_events",
+        "gold_page_5m"));
+  }
+}

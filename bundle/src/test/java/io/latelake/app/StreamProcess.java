@@ -1,0 +1,132 @@
+package io.latelake.app;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * {@code latelake run} in a child JVM (local[2], the test's classpath and JVM flags), its output in
+ * a log file: the way a scheduler runs it, so tests can {@code kill -9} it or send SIGTERM.
+ */
+final class StreamProcess implements AutoCloseable {
+  private final Process process;
+  final Path log;
+
+  private StreamProcess(Process process, Path log) {
+    this.process = process;
+    this.log = log;
+  }
+
+  /** Starts {@code RunMain} with these {@code --set} overrides, logging to {@code log}. */
+  static StreamProcess run(Path log, List<String> sets) throws IOException {
+    Files.createDirectories(log.toAbsolutePath().getParent());
+    Files.deleteIfExists(log);
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (a.startsWith("--add-") || a.startsWith("-XX:+IgnoreUnrecognized")
+          || a.startsWith("-Djdk.reflect") || a.startsWith("-Dio.netty")) {
+        cmd.add(a);
+      }
+    }
+    cmd.addAll(List.of("-Xmx1g", "-Dspark.master=local[2]", "-Dspark.ui.enabled=false",
+        "-Dlog4j.configurationFile=" + repoRoot().resolve("conf/log4j2-local.properties"),
+        "-cp", System.getProperty("java.class.path"), RunMain.class.getName()));
+    for (String s : sets) {
+      cmd.add("--set");
+      cmd.add(s);
+    }
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+    return new StreamProcess(pb.start(), log);
+  }
+
+  /** @return where a test keeps a child's log: {@code target/it-logs/<name>.log}, kept for reading */
+  static Path logFile(String name) {
+    return Path.of("target", "it-logs", name + ".log");
+  }
+
+  static Path repoRoot() {
+    for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
+      if (Files.isDirectory(d.resolve("conf")) && Files.exists(d.resolve("pom.xml"))
+          && Files.isDirectory(d.resolve("bundle"))) {
+        return d;
+      }
+    }
+    throw new IllegalStateException("repository root not found from " + Path.of("").toAbsolutePath());
+  }
+
+  String logText() {
+    try {
+      return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+    } catch (IOException e) {
+      return "(cannot read " + log + ": " + e + ")";
+    }
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  /** {@code kill -9}. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(60, TimeUnit.SECONDS);
+  }
+
+  /** Sends SIGTERM and waits for the exit code. */
+  int terminate() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(3, TimeUnit.MINUTES)) {
+      throw new IllegalStateException("run did not stop within 3 minutes of SIGTERM:\n" + tail());
+    }
+    return process.exitValue();
+  }
+
+  /** Waits for the process to exit by itself. */
+  int await(Duration bound) throws InterruptedException {
+    if (!process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new IllegalStateException("run did not exit within " + bound + ":\n" + tail());
+    }
+    return process.exitValue();
+  }
+
+  /** Waits until {@code condition} holds; fails (with the log tail) if the process dies first. */
+  void waitFor(String what, Duration bound, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + bound.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("run exited (" + process.exitValue() + ") before " + what
+            + ":\n" + tail());
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("no " + what + " within " + bound + ":\n" + tail());
+      }
+      Thread.sleep(250);
+    }
+  }
+
+  String tail() {
+    List<String> lines = logText().lines().toList();
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (process.isAlive()) {
+      kill();
+    }
+  }
+}
