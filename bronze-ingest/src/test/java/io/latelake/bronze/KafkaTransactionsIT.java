@@ -12,7 +12,6 @@ import io.latelake.core.testing.KafkaBroker;
 import io.latelake.core.testing.SparkTestBase;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -97,8 +96,7 @@ class KafkaTransactionsIT extends SparkTestBase {
   }
 
   private BronzeJob.Result bronze(Config c) {
-    return new BronzeJob(spark, BronzeConfig.fromConfig(c), TableRegistry.fromConfig(c),
-        Duration.ZERO).run();
+    return new BronzeJob(spark, BronzeConfig.fromConfig(c), TableRegistry.fromConfig(c)).run();
   }
 
   /** "offset event_id valid|error" per bronze row, sorted by offset. */
