@@ -159,7 +159,10 @@ class SparkClusterIT extends SparkTestBase {
     List<String> clusterGold = goldRows(clusterLake);
     List<String> localGold = goldRows(localLake);
     assertThat(clusterGold).containsExactlyElementsOf(localGold);
-    LOG.info("gold: {} rows, {} events", clusterGold.size(), clusterGold.stream().mapToLong(r -> Long.parseLong(r.split(" ")[3])).sum());
+    // 2,000 events in 14 ten-second windows: 104 (window, device) rows.
+    assertThat(clusterGold).hasSize(104);
+    assertThat(clusterGold.stream().mapToLong(r -> Long.parseLong(r.split(" ")[3])).sum())
+        .isEqualTo(EVENTS);
     assertThat(spark.read().format("delta").load(clusterLake + "/bronze/events").count())
         .isEqualTo(EVENTS);
 
@@ -299,7 +302,7 @@ class SparkClusterIT extends SparkTestBase {
         "lake.bronze.files.path=\"" + lake.resolve("landing") + "\""));
   }
 
-  /** @return gold rows as "window_start device_id events bytes", sorted */
+  /** @return gold rows as "window_start window_end device_id events bytes", sorted */
   private List<String> goldRows(Path lake) {
     List<String> out = new ArrayList<>();
     for (Row r : spark.read().format("delta").load(lake + "/gold/" + METRIC)
