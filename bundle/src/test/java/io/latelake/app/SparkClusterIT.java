@@ -1,0 +1,323 @@
+package io.latelake.app;
+
+import static org.apache.spark.sql.functions.col;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.Config;
+import io.latelake.bronze.replay.CapturedEvents;
+import io.latelake.bronze.replay.LandingWriter;
+import io.latelake.bronze.replay.ReplayMain;
+import io.latelake.bronze.replay.ReplayPlan;
+import io.latelake.core.cli.Launcher;
+import io.latelake.core.config.ConfigLoader;
+import io.latelake.core.table.TableRegistry;
+import io.latelake.core.testing.SparkTestBase;
+import io.latelake.correction.CorrectJob;
+import io.latelake.correction.CorrectionConfig;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The bundle jar under spark-submit on a real Spark standalone cluster: a master and two workers
+ * (each its own JVM, started by {@code scripts/spark-cluster.sh} from Spark's Maven jars, on
+ * 127.0.0.1), client deploy mode, the phone data's first {@value #EVENTS} events as landing files.
+ * bronze, silver and gold run as separate applications with the available-now trigger, then
+ * {@code correct}; gold must equal, row for row, the lock-step fast path ({@link FastPath}, one
+ * step per replay slice) followed by {@code correct} in this JVM. The applications must have run
+ * their tasks on the cluster's executors (the master's JSON and each application's event log say
+ * so). The lake is a local folder: driver and executors share the file system.
+ */
+class SparkClusterIT extends SparkTestBase {
+  private static final Logger LOG = LoggerFactory.getLogger(SparkClusterIT.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  static final int EVENTS = 2000;
+  static final Duration SLICE = Duration.ofSeconds(30);
+  static final String METRIC = "events_per_device_10s";
+  /** A bound for one spark-submit, so a hung application fails the test instead of CI. */
+  static final long SUBMIT_TIMEOUT_MINUTES = 10;
+
+  private static final Path REPO = Path.of(System.getProperty("latelake.repo", ".."))
+      .toAbsolutePath().normalize();
+  private static final Path BUNDLE_JAR = Path.of(System.getProperty("latelake.bundle.jar",
+      REPO.resolve("bundle/target/latelake-bundle.jar").toString()));
+  private static final Path CLUSTER_SCRIPT = REPO.resolve("scripts/spark-cluster.sh");
+  private static final Path DATASET = REPO.resolve("data/ooo-iot-umts/ooo_umts_events.csv.gz");
+  private static final Path LOCAL_CONF = REPO.resolve("conf/local.conf");
+
+  @TempDir
+  static Path tmp;
+
+  private Path clusterDir;
+  private String masterUrl;
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    assertThat(BUNDLE_JAR).as("the bundle jar (mvn package)").isRegularFile();
+    clusterDir = tmp.resolve("cluster");
+    Process p = new ProcessBuilder(CLUSTER_SCRIPT.toString(), "start", "--dir",
+        clusterDir.toString(), "--workers", "2", "--worker-cores", "1", "--worker-memory", "1g")
+        .redirectError(ProcessBuilder.Redirect.INHERIT)
+        .start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    assertThat(p.waitFor()).as("spark-cluster.sh start (logs in %s)", clusterDir).isZero();
+    masterUrl = out.lines().reduce((a, b) -> b).orElse("");
+    assertThat(masterUrl).startsWith("spark://127.0.0.1:");
+    LOG.info("cluster up: {}", masterUrl);
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    if (clusterDir == null) {
+      return;
+    }
+    List<ProcessHandle> started = clusterProcesses();
+    Process p = new ProcessBuilder(CLUSTER_SCRIPT.toString(), "stop", "--dir",
+        clusterDir.toString()).inheritIO().start();
+    if (!p.waitFor(2, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+    }
+    // Whatever the script could not stop is stopped here; nothing outlives the test.
+    started.forEach(ProcessHandle::destroyForcibly);
+    for (ProcessHandle h : started) {
+      h.onExit().get(30, TimeUnit.SECONDS);
+    }
+    assertThat(started).noneMatch(ProcessHandle::isAlive);
+  }
+
+  /** @return the master and workers recorded in the pid files, and their executors */
+  private List<ProcessHandle> clusterProcesses() throws IOException {
+    List<ProcessHandle> out = new ArrayList<>();
+    try (Stream<Path> files = Files.list(clusterDir)) {
+      for (Path f : files.filter(x -> x.toString().endsWith(".pid")).toList()) {
+        ProcessHandle.of(Long.parseLong(Files.readString(f).strip())).ifPresent(h -> {
+          out.addAll(h.descendants().toList());
+          out.add(h);
+        });
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void goldOnTheClusterEqualsTheLockStepResult() throws Exception {
+    // The cluster: replay into landing files, then the fast path and the correction there.
+    Path clusterLake = tmp.resolve("cluster-lake");
+    int replayed = Launcher.execute(new ReplayMain(), "--dataset", DATASET.toString(),
+        "--limit", String.valueOf(EVENTS), "--slice", SLICE.toString(),
+        "--landing", clusterLake.resolve("landing").toString());
+    assertThat(replayed).isZero();
+    Path events = Files.createDirectories(tmp.resolve("event-logs"));
+    runFastPathOnCluster(clusterLake, events);
+    submit("io.latelake.correction.CorrectMain", clusterLake, events,
+        "--since", "2000-01-01");
+
+    // The same slices in lock step in this JVM, then the same correction.
+    Path localLake = tmp.resolve("local-lake");
+    Config local = lakeConfig(localLake);
+    FastPath fast = new FastPath(spark, local);
+    LandingWriter writer = new LandingWriter(localLake.resolve("landing"));
+    List<List<CapturedEvents.Event>> slices = ReplayPlan.slices(
+        CapturedEvents.read(DATASET, "arrival_time").subList(0, EVENTS), SLICE);
+    long dropped = 0;
+    for (int i = 0; i < slices.size(); i++) {
+      writer.write(i + 1, slices.get(i));
+      dropped += fast.step().droppedByWatermark();
+    }
+    CorrectionConfig cc = CorrectionConfig.fromConfig(local);
+    CorrectJob.Result corrected = new CorrectJob(spark, cc, TableRegistry.fromConfig(local),
+        cc.metrics(), Optional.of(Instant.EPOCH)).run();
+    LOG.info("lock step: {} slices, {} rows dropped by the watermark, {} gold rows restated",
+        slices.size(), dropped, corrected.rowsChanged());
+
+    List<String> clusterGold = goldRows(clusterLake);
+    List<String> localGold = goldRows(localLake);
+    assertThat(clusterGold).containsExactlyElementsOf(localGold);
+    // 2,000 events in 14 ten-second windows: 104 (window, device) rows.
+    assertThat(clusterGold).hasSize(104);
+    assertThat(clusterGold.stream().mapToLong(r -> Long.parseLong(r.split(" ")[3])).sum())
+        .isEqualTo(EVENTS);
+    assertThat(spark.read().format("delta").load(clusterLake + "/bronze/events").count())
+        .isEqualTo(EVENTS);
+
+    assertAppsRanOnExecutors(events);
+  }
+
+  /**
+   * bronze, silver and gold on the cluster, each a spark-submit with the available-now trigger:
+   * each processes what has landed and stops. (With {@code run}, this becomes one submit.)
+   */
+  private void runFastPathOnCluster(Path lake, Path eventLogs) throws Exception {
+    submit("io.latelake.bronze.BronzeMain", lake, eventLogs,
+        "--set", "lake.bronze.trigger=available-now");
+    submit("io.latelake.silver.SilverMain", lake, eventLogs,
+        "--set", "lake.silver.trigger=available-now");
+    submit("io.latelake.gold.GoldMain", lake, eventLogs,
+        "--set", "lake.gold.trigger=available-now");
+  }
+
+  /**
+   * Runs one latelake entry point of the bundle jar with spark-submit on the cluster and expects
+   * exit code 0. The command is {@link #submitCommand}; its output goes to a log file next to the
+   * cluster's logs, whose last lines a failure shows.
+   */
+  private void submit(String mainClass, Path lake, Path eventLogs, String... jobArgs)
+      throws Exception {
+    List<String> args = new ArrayList<>(List.of("--config", LOCAL_CONF.toString(),
+        "--set", "lake.root=\"" + lake + "\"",
+        "--set", "lake.bronze.source=files",
+        "--set", "lake.bronze.files.path=\"" + lake.resolve("landing") + "\""));
+    args.addAll(List.of(jobArgs));
+    List<String> command = submitCommand(mainClass, eventLogs, args);
+    Path log = clusterDir.resolve("submit-" + mainClass.substring(mainClass.lastIndexOf('.') + 1)
+        + ".log");
+    LOG.info("spark-submit {} (log {})", mainClass, log);
+    long started = System.nanoTime();
+    Process p = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(log.toFile()).start();
+    if (!p.waitFor(SUBMIT_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
+      p.destroyForcibly().waitFor();
+      throw new AssertionError(mainClass + " did not finish within " + SUBMIT_TIMEOUT_MINUTES
+          + " minutes; last lines of " + log + ":\n" + tail(log));
+    }
+    LOG.info("{} exited {} after {} s", mainClass, p.exitValue(),
+        (System.nanoTime() - started) / 1_000_000_000L);
+    assertThat(p.exitValue()).as("exit code of %s; last lines of %s:%n%s", mainClass, log,
+        tail(log)).isZero();
+  }
+
+  /**
+   * The spark-submit command for one entry point: {@code org.apache.spark.deploy.SparkSubmit}
+   * (through {@code scripts/spark-cluster.sh submit}, which runs it with the cluster's
+   * SPARK_HOME) against the master, client deploy mode, the bundle jar, the job's arguments. Each
+   * application writes a plain event log into {@code eventLogs}.
+   */
+  List<String> submitCommand(String mainClass, Path eventLogs, List<String> jobArgs) {
+    List<String> command = new ArrayList<>(List.of(CLUSTER_SCRIPT.toString(), "submit",
+        "--dir", clusterDir.toString(),
+        "--master", masterUrl,
+        "--deploy-mode", "client",
+        "--class", mainClass,
+        "--conf", "spark.ui.enabled=false",
+        "--conf", "spark.eventLog.enabled=true",
+        "--conf", "spark.eventLog.dir=" + eventLogs.toUri(),
+        "--conf", "spark.eventLog.rolling.enabled=false",
+        "--conf", "spark.eventLog.compress=false",
+        BUNDLE_JAR.toString()));
+    command.addAll(jobArgs);
+    return command;
+  }
+
+  /**
+   * The master lists the four applications as finished; each application's event log shows two
+   * executors added from the workers and tasks that ended on them, none on the driver.
+   */
+  private void assertAppsRanOnExecutors(Path eventLogs) throws Exception {
+    JsonNode master = masterJson();
+    List<String> finished = new ArrayList<>();
+    for (JsonNode app : master.get("completedapps")) {
+      finished.add(app.get("name").asText() + " " + app.get("state").asText() + " "
+          + app.get("cores").asInt());
+    }
+    assertThat(finished).containsExactlyInAnyOrder(
+        "latelake-bronze FINISHED 2", "latelake-silver FINISHED 2", "latelake-gold FINISHED 2",
+        "latelake-correct FINISHED 2");
+    assertThat(master.get("aliveworkers").asInt()).isEqualTo(2);
+
+    TreeMap<String, String> perApp = new TreeMap<>();
+    Set<String> executorsWithTasks = new HashSet<>();
+    try (Stream<Path> logs = Files.list(eventLogs)) {
+      for (Path log : logs.toList()) {
+        String app = null;
+        int added = 0;
+        int onExecutors = 0;
+        int onDriver = 0;
+        for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+          JsonNode e = JSON.readTree(line);
+          switch (e.get("Event").asText()) {
+            case "SparkListenerApplicationStart" -> app = e.get("App Name").asText();
+            case "SparkListenerExecutorAdded" -> added++;
+            case "SparkListenerTaskEnd" -> {
+              String executor = e.get("Task Info").get("Executor ID").asText();
+              if ("driver".equals(executor)) {
+                onDriver++;
+              } else {
+                onExecutors++;
+                executorsWithTasks.add(app + "/" + executor);
+              }
+            }
+            default -> { }
+          }
+        }
+        perApp.put(app, added + " executors, tasks on executors " + (onExecutors > 0)
+            + ", on the driver " + onDriver);
+      }
+    }
+    LOG.info("event logs: {}; executors that ran tasks: {}", perApp, executorsWithTasks);
+    assertThat(perApp).containsOnlyKeys("latelake-bronze", "latelake-silver", "latelake-gold",
+        "latelake-correct");
+    assertThat(perApp.values()).containsOnly("2 executors, tasks on executors true, "
+        + "on the driver 0");
+  }
+
+  private JsonNode masterJson() throws IOException, InterruptedException {
+    String webui = Files.readString(clusterDir.resolve("webui")).strip();
+    HttpResponse<String> r = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create(webui + "/json/")).timeout(Duration.ofSeconds(30))
+            .build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(200);
+    return JSON.readTree(r.body());
+  }
+
+  private static Config lakeConfig(Path lake) {
+    return ConfigLoader.load(Optional.of(LOCAL_CONF), List.of(
+        "lake.root=\"" + lake + "\"",
+        "lake.bronze.source=files",
+        "lake.bronze.files.path=\"" + lake.resolve("landing") + "\""));
+  }
+
+  /** @return gold rows as "window_start window_end device_id events bytes", sorted */
+  private List<String> goldRows(Path lake) {
+    List<String> out = new ArrayList<>();
+    for (Row r : spark.read().format("delta").load(lake + "/gold/" + METRIC)
+        .select(col("window_start"), col("window_end"), col("device_id"), col("events"),
+            col("bytes"))
+        .collectAsList()) {
+      out.add(((Timestamp) r.get(0)).toInstant() + " " + ((Timestamp) r.get(1)).toInstant()
+          + " " + r.get(2) + " " + r.get(3) + " " + r.get(4));
+    }
+    out.sort(null);
+    return out;
+  }
+
+  private static String tail(Path log) throws IOException {
+    List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+  }
+}
