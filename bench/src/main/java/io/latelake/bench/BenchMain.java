@@ -53,7 +53,7 @@ public final class BenchMain implements Callable<Integer> {
   CommandSpec spec;
 
   @Option(names = "--events", paramLabel = "N", defaultValue = "200000",
-      description = "Synthetic records, ~1% duplicates included (default: ${DEFAULT-VALUE}).")
+      description = "Synthetic records, ~1%% duplicates included (default: ${DEFAULT-VALUE}).")
   long events;
 
   @Option(names = "--only", paramLabel = "NAME",
