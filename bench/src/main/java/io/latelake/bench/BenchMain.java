@@ -1,0 +1,269 @@
+package io.latelake.bench;
+
+import com.typesafe.config.Config;
+import io.latelake.core.ExitCode;
+import io.latelake.core.cli.Launcher;
+import io.latelake.core.config.ConfigLoader;
+import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.spark.SparkSessions;
+import io.latelake.gold.GoldConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code latelake bench}: measures what latelake's layers cost against hand-written Spark jobs
+ * doing the same work, on synthetic events with the phone data's schema, and prints one table
+ * (figure, ours, reference, ratio, target, pass/fail); the same table is written as JSON under
+ * {@code bench/results/}. Times are wall-clock seconds; ratios are medians over the repeats
+ * (throughput ratios = reference time / our time, time ratios = our time / reference time).
+ * Exit codes: 0 the bench ran (whatever the figures), 1 a run failed, 2 bad usage or config.
+ * Local only: the master comes from {@code -Dspark.master} (the launcher's {@code local[2]}).
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = "Benchmark latelake's layers against hand-written Spark jobs; print ratios.")
+public final class BenchMain implements Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger(BenchMain.class);
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--events", paramLabel = "N", defaultValue = "200000",
+      description = "Synthetic records, ~1%% duplicates included (default: ${DEFAULT-VALUE}).")
+  long events;
+
+  @Option(names = "--only", paramLabel = "NAME",
+      description = "Run only these figure groups (repeatable): ingest, dedup, publish, "
+          + "fast-path, correction, profile, scale-out.")
+  List<String> only = new ArrayList<>();
+
+  @Option(names = "--repeats", paramLabel = "K", defaultValue = "3",
+      description = "Runs of each pair; the median ratio is reported (default: ${DEFAULT-VALUE}).")
+  int repeats;
+
+  @Option(names = "--slices", paramLabel = "S", defaultValue = "4",
+      description = "Micro-batches the data is replayed in (default: ${DEFAULT-VALUE}).")
+  int slices;
+
+  @Option(names = "--seed", defaultValue = "13", description = "Random seed (default: ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(names = "--config", paramLabel = "FILE",
+      description = "HOCON config with the phone data's schema and metric (default: conf/local.conf).")
+  Path configFile;
+
+  @Option(names = "--lateness", paramLabel = "FILE",
+      description = "Real lateness values to resample (default: data/ooo-iot-umts/ooo_umts_events.csv.gz).")
+  Path latenessFile;
+
+  @Option(names = "--results", paramLabel = "DIR",
+      description = "Where the JSON result goes (default: bench/results).")
+  Path results;
+
+  @Option(names = "--work", paramLabel = "DIR",
+      description = "Scratch folder for the lakes (default: bench/target/work-<time>; removed after).")
+  Path work;
+
+  @Option(names = "--scale-out-child", hidden = true,
+      description = "Internal: run the lock-step fast path once and write its seconds to DIR.")
+  boolean scaleOutChild;
+
+  public static void main(String[] args) {
+    System.exit(Launcher.execute(new BenchMain(), args));
+  }
+
+  @Override
+  public Integer call() {
+    if (events < 100 || repeats < 1 || slices < 1) {
+      throw new LakeConfigException("Invalid bench options: --events " + events
+          + " (at least 100), --repeats " + repeats + " (at least 1), --slices " + slices
+          + " (at least 1)");
+    }
+    for (String g : only) {
+      if (!Bench.GROUPS.contains(g)) {
+        throw new LakeConfigException("Invalid value '" + g + "' for option '--only', expected "
+            + "one of " + Bench.GROUPS);
+      }
+    }
+    Path home = home();
+    Config config = ConfigLoader.load(
+        Optional.of(configFile != null ? configFile : home.resolve("conf/local.conf")), List.of());
+    MetricSpec metric = requirePhoneMetric(config);
+    long[] lateness = SyntheticEvents.readLatenessMs(latenessFile != null ? latenessFile
+        : home.resolve("data/ooo-iot-umts/ooo_umts_events.csv.gz"));
+    SyntheticEvents data = SyntheticEvents.generate(events, slices, seed, lateness,
+        metric.window());
+    String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC)
+        .format(Instant.now());
+    Path dir = work != null ? work : home.resolve("bench/target/work-" + stamp);
+    org.apache.logging.log4j.core.config.Configurator.setLevel("io.latelake.core.streaming",
+        org.apache.logging.log4j.Level.WARN);
+    SparkSession spark = SparkSessions.create("latelake-bench", config);
+    try {
+      if (scaleOutChild) {
+        double s = Bench.lockStep(spark, config, data, dir);
+        write(dir.resolve("seconds.txt"), Double.toString(s));
+        return ExitCode.OK.code();
+      }
+      List<Figure> figures = new Bench(spark, config, data, repeats, new LinkedHashSet<>(only),
+          dir, (master, r) -> child(master, r, dir)).run();
+      PrintWriter out = spec.commandLine().getOut();
+      String master = spark.sparkContext().master();
+      out.print(table(figures, data, master));
+      Path file = (results != null ? results : home.resolve("bench/results"))
+          .resolve("bench-" + stamp + ".json");
+      write(file, json(figures, data, master, stamp));
+      out.printf("written to %s%n", file);
+      out.flush();
+      if (work == null) {
+        delete(dir);
+      }
+      return ExitCode.OK.code();
+    } finally {
+      spark.stop();
+    }
+  }
+
+  private static MetricSpec requirePhoneMetric(Config config) {
+    List<MetricSpec> metrics = GoldConfig.fromConfig(config).metrics();
+    if (metrics.size() != 1 || !metrics.get(0).groupBy().equals(List.of("device_id"))
+        || !metrics.get(0).measureNames().equals(List.of("events", "bytes"))) {
+      throw new LakeConfigException("Cannot run the bench: it measures the phone data's metric "
+          + "(one metric, group-by [device_id], measures [events, bytes], conf/ooo-umts.conf); "
+          + "the config has " + metrics.stream().map(MetricSpec::name).toList());
+    }
+    return metrics.get(0);
+  }
+
+  /** The repository: LATELAKE_HOME, else the first folder up from here with conf/local.conf. */
+  private static Path home() {
+    String env = System.getenv("LATELAKE_HOME");
+    if (env != null && !env.isBlank()) {
+      return Path.of(env);
+    }
+    for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+      if (Files.exists(p.resolve("conf/local.conf"))) {
+        return p;
+      }
+    }
+    throw new LakeConfigException("Cannot find the latelake folder (conf/local.conf) from "
+        + Path.of("").toAbsolutePath() + "; set LATELAKE_HOME");
+  }
+
+  /** Runs the lock-step fast path in a child JVM on {@code master}; returns its seconds. */
+  private double child(String master, int repeat, Path dir) {
+    Path childDir = dir.resolve("scale-out-" + master.replaceAll("[^0-9a-z]", "") + "-"
+        + (repeat + 1));
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (a.startsWith("--add-") || a.startsWith("-XX:") || a.startsWith("-Xmx")
+          || a.startsWith("-Djdk.") || a.startsWith("-Dio.netty") || a.startsWith("-Dlog4j")) {
+        cmd.add(a);
+      }
+    }
+    cmd.addAll(List.of("-Dspark.master=" + master, "-Dspark.ui.enabled=false",
+        "-cp", System.getProperty("java.class.path"), BenchMain.class.getName(),
+        "--scale-out-child", "--events", Long.toString(events), "--slices",
+        Integer.toString(slices), "--seed", Long.toString(seed), "--work", childDir.toString()));
+    if (configFile != null) {
+      cmd.addAll(List.of("--config", configFile.toString()));
+    }
+    if (latenessFile != null) {
+      cmd.addAll(List.of("--lateness", latenessFile.toString()));
+    }
+    try {
+      Files.createDirectories(childDir);
+      Path log = childDir.resolve("child.log");
+      ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+          .redirectOutput(log.toFile());
+      pb.environment().put("LATELAKE_HOME", home().toString());
+      LOG.info("scale-out: child JVM on {} (log {})", master, log);
+      int rc = pb.start().waitFor();
+      Path seconds = childDir.resolve("seconds.txt");
+      if (rc != 0 || !Files.exists(seconds)) {
+        throw new BenchException("The scale-out run on " + master + " failed with exit code "
+            + rc + "; see " + log);
+      }
+      return Double.parseDouble(Files.readString(seconds).trim());
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot start the scale-out JVM on " + master, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BenchException("Interrupted while the scale-out JVM on " + master + " ran", e);
+    }
+  }
+
+  static String table(List<Figure> figures, SyntheticEvents data, String master) {
+    StringBuilder sb = new StringBuilder();
+    sb.append(String.format(Locale.ROOT, "%nlatelake bench: %,d events (%d micro-batches), "
+        + "%s, median of the repeats%n", data.records(), data.sliceCount(), master));
+    String fmt = "%-20s %10s %10s %8s %8s  %s%n";
+    sb.append(String.format(Locale.ROOT, fmt, "figure", "ours", "reference", "ratio", "target",
+        "result"));
+    for (Figure f : figures) {
+      String unit = f.unit().equals("s") ? " s" : "";
+      sb.append(String.format(Locale.ROOT, fmt, f.name(),
+          String.format(Locale.ROOT, f.unit().equals("s") ? "%.2f%s" : "%.0f%s", f.ours(), unit),
+          String.format(Locale.ROOT, f.unit().equals("s") ? "%.2f%s" : "%.0f%s", f.reference(),
+              unit),
+          String.format(Locale.ROOT, "%.2f×", f.ratio()), f.targetText(),
+          f.pass() ? "pass" : "FAIL"));
+    }
+    for (Figure f : figures) {
+      sb.append(String.format(Locale.ROOT, "  %-18s %s%n", f.name(), f.note()));
+    }
+    return sb.toString();
+  }
+
+  static String json(List<Figure> figures, SyntheticEvents data, String master, String stamp) {
+    StringBuilder sb = new StringBuilder();
+    sb.append(String.format(Locale.ROOT, "{\"run\":\"%s\",\"events\":%d,\"micro_batches\":%d,"
+        + "\"master\":\"%s\",\"figures\":[%n", stamp, data.records(), data.sliceCount(), master));
+    for (int i = 0; i < figures.size(); i++) {
+      sb.append("  ").append(figures.get(i).json()).append(i + 1 < figures.size() ? ",\n" : "\n");
+    }
+    return sb.append("]}\n").toString();
+  }
+
+  private static void write(Path file, String text) {
+    try {
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, text, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write " + file, e);
+    }
+  }
+
+  private static void delete(Path dir) {
+    try (Stream<Path> s = Files.walk(dir)) {
+      s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      LOG.warn("Cannot remove the bench's scratch folder {}: {}", dir, e.getMessage());
+    }
+  }
+}

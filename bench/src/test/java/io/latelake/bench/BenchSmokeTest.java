@@ -1,0 +1,71 @@
+package io.latelake.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.latelake.core.cli.Launcher;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs the whole bench at a tiny size (2,000 events, one repeat, one micro-batch) so that it
+ * cannot rot: every figure row is printed and written with positive times. No figure is
+ * asserted against its target — times are the machine's, not latelake's.
+ */
+class BenchSmokeTest {
+  private static final List<String> FIGURES = List.of("ingest-vs-from-json",
+      "ingest-vs-bare-copy", "dedup", "dedup-state-rows", "publish", "publish-4x-table",
+      "fast-path", "correction", "profile", "scale-out");
+
+  @TempDir
+  Path tmp;
+
+  @Test
+  void everyFigureIsMeasuredAndWritten() throws Exception {
+    System.setProperty("spark.master", "local[2]");
+    System.setProperty("spark.ui.enabled", "false");
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    Path results = tmp.resolve("results");
+    int rc = Launcher.execute(new BenchMain(), new PrintWriter(out, true),
+        new PrintWriter(err, true), "--events", "2000", "--repeats", "1", "--slices", "1",
+        "--work", tmp.resolve("work").toString(), "--results", results.toString());
+
+    // The table, for whoever reads the test's output file.
+    System.out.println(out);
+    assertThat(rc).as("exit code; stderr: %s", err).isZero();
+    List<Path> files;
+    try (Stream<Path> s = Files.list(results)) {
+      files = s.toList();
+    }
+    assertThat(files).singleElement().satisfies(f ->
+        assertThat(f.getFileName().toString()).startsWith("bench-").endsWith(".json"));
+    JsonNode json = new ObjectMapper().readTree(files.get(0).toFile());
+    assertThat(json.get("events").asLong()).isEqualTo(2000);
+    List<String> names = new ArrayList<>();
+    for (JsonNode f : json.get("figures")) {
+      String name = f.get("figure").asText();
+      names.add(name);
+      assertThat(f.get("reference").asDouble()).as("reference of %s", name).isPositive();
+      if (f.get("unit").asText().equals("s")) {
+        assertThat(f.get("ours").asDouble()).as("ours of %s", name).isPositive();
+      } else {
+        assertThat(f.get("ours").asDouble()).as("state rows of %s", name).isNotNegative();
+      }
+      assertThat(f.get("ratio").asDouble()).as("ratio of %s", name).isNotNegative();
+      assertThat(f.get("target").asText()).as("target of %s", name).matches("[≥≤] [0-9.]+×");
+      assertThat(f.get("pass").isBoolean()).isTrue();
+      assertThat(out.toString()).contains(name);
+    }
+    assertThat(names).containsExactlyElementsOf(FIGURES);
+    assertThat(json.get("figures").get(7).get("note").asText()).contains("output identical");
+  }
+}
