@@ -29,11 +29,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Recomputes the ISO weeks ({@code gold.weekly_<metric>}: {@code week_start} date (Monday),
+ * Recomputes the ISO weeks ({@code gold.weekly_<metric>}: {@code week_start} date (Monday, a
+ * local date of {@code lake.correction.rollup-time-zone}, as the daily table's days),
  * {@code iso_year}, {@code iso_week}, group-by, measures, {@code days}, {@code updated_at}) that
  * overlap a range of event dates from {@code gold.daily_<metric>} and MERGEs the rows that
- * changed (update, insert, or delete when a week's group has no day left). Unchanged rows are not
- * touched, so a second run changes nothing.
+ * changed (update, insert, or delete when a week's group has no day left: a week whose correct
+ * content is empty keeps no row). Unchanged rows are not touched, so a second run changes nothing.
  */
 public final class CascadeJob {
   private static final Logger LOG = LoggerFactory.getLogger(CascadeJob.class);
@@ -65,6 +66,8 @@ public final class CascadeJob {
     for (MetricSpec m : metrics) {
       LakeReads.requireTable(spark, "cascade", "gold.daily_" + m.name(), tables.daily(m),
           "run `latelake rebuild` first");
+      LakeReads.requireZone(spark, tables.daily(m), "gold.daily_" + m.name(),
+          config.rollupZone());
     }
     List<MetricResult> out = new ArrayList<>();
     for (MetricSpec m : metrics) {
@@ -81,8 +84,10 @@ public final class CascadeJob {
             .and(col("event_date").leq(lit(Date.valueOf(weekTo)))));
     Dataset<Row> fresh = Rollups.weekly(daily, metric);
     String path = tables.weekly(metric);
+    LakeReads.requireZone(spark, path, "gold.weekly_" + metric.name(), config.rollupZone());
     DeltaTables.createIfNotExists(spark, path,
-        fresh.schema().add("updated_at", DataTypes.TimestampType), List.of(), Map.of());
+        fresh.schema().add("updated_at", DataTypes.TimestampType), List.of(),
+        Map.of(Rollups.ZONE_PROPERTY, config.rollupZone().getId()));
     Dataset<Row> existing = spark.read().format("delta").load(path)
         .filter(col("week_start").geq(lit(Date.valueOf(weekFrom)))
             .and(col("week_start").leq(lit(Date.valueOf(weekTo)))));

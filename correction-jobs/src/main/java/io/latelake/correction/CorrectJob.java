@@ -220,11 +220,10 @@ public final class CorrectJob {
     Dataset<Row> starts = spark.createDataFrame(
         windowStarts.stream().map(i -> RowFactory.create(Timestamp.from(i))).toList(),
         new StructType().add("window_start", DataTypes.TimestampType));
-    Dataset<Row> bronze = spark.read().format("delta").option("versionAsOf", bronzeVersion)
-        .load(reg.bronzeEvents())
-        .filter(col("event_time").geq(lit(Timestamp.from(min)))
-            .and(col("event_time").lt(lit(Timestamp.from(maxEnd)))));
-    Dataset<Row> recomputed = Recompute.gold(bronze, metric)
+    // every copy within the id horizon around the windows decides which copy is the event
+    Dataset<Row> bronze = LakeReads.bronzeAround(spark, reg.bronzeEvents(),
+        java.util.OptionalLong.of(bronzeVersion), min, maxEnd, config.dedupHorizon());
+    Dataset<Row> recomputed = Recompute.gold(bronze, metric, min, maxEnd)
         .join(org.apache.spark.sql.functions.broadcast(starts), "window_start");
     Dataset<Row> published = spark.read().format("delta").load(reg.gold(metric.name()))
         .filter(col("window_start").geq(lit(Timestamp.from(min)))
