@@ -83,7 +83,12 @@ public final class CorrectJob {
       Instant watermark, int touchedWindows, int closedWindows, int deferredWindows,
       long rowsChanged, List<Change> changes) {}
 
-  /** @param runId this run's id (in the log, state and pending tables) */
+  /**
+   * @param runId this run's id (in the log, state and pending tables)
+   * @param correctedAt the run's start (UTC): the {@code corrected_at} of every row it restates
+   *     and of its log entries — one value per run, not the commit time of each write (that is
+   *     in the table history)
+   */
   public record Result(String runId, Instant correctedAt, List<MetricResult> metrics) {
     /** @return gold rows changed over all metrics */
     public long rowsChanged() {

@@ -39,9 +39,16 @@ public final class RebuildJob {
    * @param changedDays event dates whose rows changed (to cascade)
    * @param rowsWritten daily rows in the range after the rebuild (0 when nothing was written)
    */
-  public record MetricResult(String metric, List<LocalDate> changedDays, long rowsWritten) {}
+  public record MetricResult(String metric, List<LocalDate> changedDays, long rowsWritten) {
+    /** @return one line for the log: counts, first and last changed day, never the whole list */
+    public String summary() {
+      return "daily_" + metric + ": " + CorrectionTables.summary(changedDays)
+          + " days changed, " + rowsWritten + " rows written";
+    }
+  }
 
-  public record Result(DateArgs.DateRange range, List<MetricResult> metrics) {}
+  /** @param runId this run's id (in {@code monitoring.rollup_runs}) */
+  public record Result(String runId, DateArgs.DateRange range, List<MetricResult> metrics) {}
 
   private final SparkSession spark;
   private final CorrectionConfig config;
@@ -67,11 +74,17 @@ public final class RebuildJob {
   public Result run() {
     LakeReads.requireTable(spark, "rebuild", "bronze_events", registry.bronzeEvents(),
         "run `latelake bronze` first");
+    java.time.Instant now = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MICROS);
+    String runId = "rebuild-" + now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString()
+        .replace(":", "") + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
     List<MetricResult> out = new ArrayList<>();
     for (MetricSpec m : metrics) {
-      out.add(rebuild(m));
+      MetricResult r = rebuild(m);
+      tables.recordRollupRun(spark, runId, "rebuild", m, config.rollupZone(), range,
+          r.changedDays(), r.rowsWritten(), now, config);
+      out.add(r);
     }
-    return new Result(range, out);
+    return new Result(runId, range, out);
   }
 
   private MetricResult rebuild(MetricSpec metric) {
@@ -110,8 +123,9 @@ public final class RebuildJob {
         rows.unpersist();
       }
     }
-    LOG.info("rebuild daily_{} {}..{}: {} days changed, {} rows written", metric.name(),
-        range.from(), range.to(), changed.size(), written);
+    LOG.info("rebuild daily_{} {}..{} ({}): {} days changed, {} rows written; the changed "
+            + "days are in monitoring.rollup_runs", metric.name(), range.from(), range.to(),
+        config.rollupZone(), CorrectionTables.summary(List.copyOf(changed)), written);
     return new MetricResult(metric.name(), List.copyOf(changed), written);
   }
 }

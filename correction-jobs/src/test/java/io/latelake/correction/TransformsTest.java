@@ -206,6 +206,32 @@ class TransformsTest extends SparkTestBase {
   }
 
   @Test
+  void asofDiffShowsCorrectedAtAndStatusChangesWhereMeasuresAreEqual() {
+    StructType gold = new StructType()
+        .add("window_start", DataTypes.TimestampType).add("window_end", DataTypes.TimestampType)
+        .add("page", DataTypes.StringType).add("events", DataTypes.LongType)
+        .add("value_sum", DataTypes.LongType).add("corrected_at", DataTypes.TimestampType)
+        .add("status", DataTypes.StringType);
+    Dataset<Row> before = spark.createDataFrame(List.of(
+        RowFactory.create(t("10:00:00"), t("10:05:00"), "a", 1L, 1L, null, "provisional"),
+        RowFactory.create(t("10:00:00"), t("10:05:00"), "b", 2L, 2L, null, "settled"),
+        RowFactory.create(t("10:00:00"), t("10:05:00"), "c", 3L, 3L, null, "settled")), gold);
+    Dataset<Row> now = spark.createDataFrame(List.of(
+        RowFactory.create(t("10:00:00"), t("10:05:00"), "a", 1L, 1L, null, "settled"),
+        RowFactory.create(t("10:00:00"), t("10:05:00"), "b", 2L, 2L, t("11:00:00"), "restated"),
+        RowFactory.create(t("10:00:00"), t("10:05:00"), "c", 3L, 3L, null, "settled")), gold);
+    assertThat(strings(AsOfJob.diff(now, before, PAGE_5M), "concat_ws(' | ', keys, old_values, "
+        + "new_values, coalesce(date_format(corrected_at_before, 'HH:mm'), '-'), "
+        + "coalesce(date_format(corrected_at_after, 'HH:mm'), '-'), status_before, "
+        + "status_after)"))
+        .containsExactly(
+            "{\"page\":\"a\"} | {\"events\":1,\"value_sum\":1} | "
+                + "{\"events\":1,\"value_sum\":1} | - | - | provisional | settled",
+            "{\"page\":\"b\"} | {\"events\":2,\"value_sum\":2} | "
+                + "{\"events\":2,\"value_sum\":2} | - | 11:00 | settled | restated");
+  }
+
+  @Test
   void weeklyRollupSumsDaysIntoIsoWeeks() {
     StructType daily = new StructType().add("event_date", DataTypes.DateType)
         .add("page", DataTypes.StringType).add("events", DataTypes.LongType)
