@@ -6,8 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
+import io.latelake.correction.AuditJob;
 import io.latelake.correction.CorrectJob;
 import io.latelake.correction.CorrectionConfig;
+import io.latelake.correction.DateArgs;
+import io.latelake.correction.RebuildJob;
+import java.time.LocalDate;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -80,5 +84,95 @@ class CorrectionCasesTest extends SparkTestBase {
     assertThat(gold(f)).containsExactly("p 12:10 2 6 true", "p 12:20 1 1 false",
         "q 12:05 1 3 false", "z 12:40 1 1 false");
     assertThat(goldRows(spark, f.root + "/gold/page_5m")).hasSize(4);
+  }
+
+  List<String> table(String path, String expr) {
+    return spark.read().format("delta").load(path).selectExpr(expr).as(Encoders.STRING())
+        .collectAsList().stream().sorted().toList();
+  }
+
+  /**
+   * C31: a retry re-stamped with a later event time passes the stream's dedup (the first copy's
+   * state has expired) and is counted in a second window; once that window closes, the
+   * correction's exact dedup sees the first copy (within the id horizon) and the window, whose
+   * correct content is empty, loses its published row (deleted, logged).
+   */
+  @Test
+  void c31ReStampedRetryIsRemovedOnceItsWindowClosesAndTheAuditFindsNothing() {
+    LakeFixture f = new LakeFixture(tmp.resolve("c31"));
+    CorrectionConfig config = CorrectionConfig.fromConfig(f.config);
+    TableRegistry tables = TableRegistry.fromConfig(f.config);
+    FastPath fast = new FastPath(spark, f.config);
+    f.land(event("c31-x", "2024-05-14T12:01:00Z", "2024-05-14T12:01:01Z", "home", 5));
+    fast.step();
+    f.land(event("c31-y", "2024-05-14T12:30:00Z", "2024-05-14T12:30:01Z", "other", 1));
+    fast.step();
+    f.land(event("c31-x", "2024-05-14T12:25:00Z", "2024-05-14T12:31:00Z", "home", 5));
+    fast.step();
+    assertThat(gold(f)).containsExactly("home 12:00 1 5 false", "home 12:25 1 5 false",
+        "other 12:30 1 1 false");
+
+    CorrectJob.Result first = new CorrectJob(spark, config, tables, config.metrics(),
+        Optional.of(Instant.parse("2000-01-01T00:00:00Z"))).run();
+    assertThat(first.metrics().get(0).deferredWindows()).isEqualTo(2);
+    assertThat(first.rowsChanged()).isZero();
+
+    f.land(event("c31-w", "2024-05-14T12:50:00Z", "2024-05-14T12:50:01Z", "zz", 1));
+    fast.step();
+    CorrectJob.Result second = new CorrectJob(spark, config, tables, config.metrics(),
+        Optional.empty()).run();
+
+    assertThat(second.metrics().get(0).watermark())
+        .isEqualTo(Instant.parse("2024-05-14T12:40:00Z"));
+    assertThat(second.rowsChanged()).isEqualTo(1);
+    assertThat(gold(f)).containsExactly("home 12:00 1 5 false", "other 12:30 1 1 false",
+        "zz 12:50 1 1 false");
+    assertThat(table(f.root + "/monitoring/corrections_log", "concat_ws(' | ', "
+        + "date_format(window_start, 'HH:mm'), keys, reason, old_values, "
+        + "coalesce(new_values, '-'), corrected_at IS NOT NULL)"))
+        .containsExactly("12:25 | {\"page\":\"home\"} | DUPLICATE_REMOVED | "
+            + "{\"events\":1,\"value_sum\":5} | - | true");
+
+    AuditJob.Result audit = new AuditJob(spark, config, tables, config.metrics(),
+        new DateArgs.DateRange(LocalDate.parse("2024-05-14"), LocalDate.parse("2024-05-14")))
+        .run();
+    assertThat(audit.differences()).isZero();
+    assertThat(audit.beyondTolerance()).isZero();
+  }
+
+  /**
+   * C30: a retried export lands the same records again under another file name (same event ids,
+   * same enqueued times). The stream drops them as late; correct and rebuild keep exactly one
+   * copy of each.
+   */
+  @Test
+  void c30RetriedExportWithIdenticalCopiesCountsEachEventOnce() {
+    LakeFixture f = new LakeFixture(tmp.resolve("c30"));
+    CorrectionConfig config = CorrectionConfig.fromConfig(f.config);
+    TableRegistry tables = TableRegistry.fromConfig(f.config);
+    FastPath fast = new FastPath(spark, f.config);
+    String[] export1200 = {
+        event("c30-r1", "2024-05-14T12:01:00Z", "2024-05-14T12:01:50Z", "home", 3),
+        event("c30-r2", "2024-05-14T12:02:00Z", "2024-05-14T12:03:00Z", "home", 4),
+        event("c30-r3", "2024-05-14T12:03:00Z", "2024-05-14T12:04:10Z", "cart", 5)};
+    f.land(export1200);
+    fast.step();
+    f.land(event("c30-r4", "2024-05-14T12:30:00Z", "2024-05-14T12:30:01Z", "home", 1));
+    fast.step();
+    f.land(export1200);
+    FastPath.Step retried = fast.step();
+    assertThat(retried.droppedByWatermark()).isGreaterThanOrEqualTo(3);
+    assertThat(spark.read().format("delta").load(tables.bronzeEvents()).count()).isEqualTo(7);
+
+    new CorrectJob(spark, config, tables, config.metrics(),
+        Optional.of(Instant.parse("2000-01-01T00:00:00Z"))).run();
+    assertThat(gold(f)).containsExactly("cart 12:00 1 5 false", "home 12:00 2 7 false",
+        "home 12:30 1 1 false");
+    new RebuildJob(spark, config, tables, config.metrics(),
+        new DateArgs.DateRange(LocalDate.parse("2024-05-14"), LocalDate.parse("2024-05-14")))
+        .run();
+    assertThat(table(f.root + "/gold/daily_page_5m",
+        "concat_ws(' ', event_date, page, events, value_sum)"))
+        .containsExactly("2024-05-14 cart 1 5", "2024-05-14 home 3 8");
   }
 }

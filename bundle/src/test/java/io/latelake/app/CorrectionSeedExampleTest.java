@@ -283,10 +283,15 @@ class CorrectionSeedExampleTest extends SparkTestBase {
     AsOfJob.Result r = new AsOfJob(spark, tables, config.metric("page_5m"), Optional.empty(),
         Optional.of(goldVersionBeforeCorrect), 10).run();
     assertThat(r.changed()).isEqualTo(1);
-    assertThat(r.rows()).containsExactly(new AsOfJob.Row2(Instant.parse("2024-05-14T10:00:00Z"),
-        "{\"page\":\"/home\"}", "{\"views\":1,\"total_duration_s\":7.0}",
-        "{\"views\":2,\"total_duration_s\":12.0}",
-        "{\"views\":1.0,\"total_duration_s\":5.0}"));
+    assertThat(r.rows()).hasSize(1);
+    AsOfJob.Row2 row = r.rows().get(0);
+    assertThat(List.of(row.windowStart(), row.keys(), row.before(), row.after(), row.delta(),
+        row.statusBefore(), row.statusAfter())).containsExactly(
+        Instant.parse("2024-05-14T10:00:00Z"), "{\"page\":\"/home\"}",
+        "{\"views\":1,\"total_duration_s\":7.0}", "{\"views\":2,\"total_duration_s\":12.0}",
+        "{\"views\":1.0,\"total_duration_s\":5.0}", "settled", "restated");
+    assertThat(row.correctedAtBefore()).isNull();
+    assertThat(row.correctedAtAfter()).isNotNull();
     assertThat(rows(GoldStatus.withStatus(spark.read().format("delta")
             .load(tables.gold("page_5m")), config.horizon()),
         "concat_ws(' ', page, date_format(window_start, 'HH:mm'), status)"))

@@ -8,41 +8,55 @@ import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.to_json;
+import static org.apache.spark.sql.functions.when;
 
 import io.delta.tables.DeltaTable;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
+import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
  * Reads {@code gold.<metric>} as it was at a timestamp or version (Delta time travel) and diffs it
- * against now, per key: before, after and the difference of each measure.
+ * against now, per key: before, after and the difference of each measure, and
+ * {@code corrected_at} and the status ({@link GoldStatus}: at the as-of time — a version's commit
+ * time — for the old side, now for the new) of both sides, so a restatement or a window that
+ * settled since shows even where the measures are equal.
  */
 public final class AsOfJob {
   private static final DateTimeFormatter TS =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS").withZone(ZoneOffset.UTC);
 
   /**
-   * One key whose values differ.
+   * One key whose values, {@code corrected_at} or status differ.
    *
    * @param before measures then, JSON (null: the row did not exist)
    * @param after measures now, JSON (null: the row is gone)
    * @param delta after − before per measure, JSON of doubles (a missing side counts as 0)
+   * @param correctedAtBefore {@code corrected_at} then (null: never corrected, or no row)
+   * @param correctedAtAfter {@code corrected_at} now
+   * @param statusBefore {@link GoldStatus} then ({@code provisional} / {@code settled} /
+   *     {@code restated}, at the as-of time; null: no row)
+   * @param statusAfter {@link GoldStatus} now (null: no row)
    */
   public record Row2(Instant windowStart, String keys, String before, String after,
-      String delta) {}
+      String delta, Instant correctedAtBefore, Instant correctedAtAfter, String statusBefore,
+      String statusAfter) {}
 
   /**
-   * @param changed keys whose measures differ (also added and removed rows)
+   * @param changed keys whose measures, {@code corrected_at} or status differ (also added and
+   *     removed rows)
    * @param rows up to {@code limit} of them, ordered by window and keys
    */
   public record Result(String metric, String asOf, long changed, List<Row2> rows) {}
@@ -53,6 +67,7 @@ public final class AsOfJob {
   private final Optional<Instant> timestamp;
   private final Optional<Long> version;
   private final int limit;
+  private Duration horizon = Duration.ofHours(1);
 
   /** Exactly one of {@code timestamp} and {@code version} must be present. */
   public AsOfJob(SparkSession spark, TableRegistry tables, MetricSpec metric,
@@ -69,6 +84,16 @@ public final class AsOfJob {
   }
 
   /**
+   * @param correctionHorizon {@code lake.correction.horizon}, for the status of each side
+   *     (default 1 hour, the configuration default)
+   * @return this job
+   */
+  public AsOfJob horizon(Duration correctionHorizon) {
+    this.horizon = correctionHorizon;
+    return this;
+  }
+
+  /**
    * @throws LakeConfigException (exit 2) when the gold table is missing, or the version or
    *     timestamp lies outside its history
    */
@@ -79,18 +104,25 @@ public final class AsOfJob {
     requireWithinHistory(path);
     var reader = spark.read().format("delta");
     String asOf;
+    Instant then;
     if (version.isPresent()) {
       reader = reader.option("versionAsOf", version.get());
       asOf = "version " + version.get();
+      Row commit = io.delta.tables.DeltaTable.forPath(spark, path).history()
+          .filter(col("version").equalTo(version.get())).select("timestamp").first();
+      then = commit == null ? Instant.now() : commit.getTimestamp(0).toInstant();
     } else {
       reader = reader.option("timestampAsOf", TS.format(timestamp.get()));
       asOf = timestamp.get().toString();
+      then = timestamp.get();
     }
-    Dataset<Row> before = reader.load(path);
-    Dataset<Row> now = spark.read().format("delta").load(path);
+    Dataset<Row> before = reader.load(path)
+        .withColumn("status", GoldStatus.status(lit(Timestamp.from(then)), horizon));
+    Dataset<Row> now = spark.read().format("delta").load(path)
+        .withColumn("status", GoldStatus.status(lit(Timestamp.from(Instant.now())), horizon));
     String ddl = String.join(", ", metric.measureNames().stream()
         .map(m -> "`" + m + "` DOUBLE").toList());
-    Dataset<Row> diff = Corrections.diff(now, before, metric)
+    Dataset<Row> diff = diff(now, before, metric)
         .withColumn("_b", from_json(col("old_values"), ddl, java.util.Map.of()))
         .withColumn("_a", from_json(col("new_values"), ddl, java.util.Map.of()))
         .withColumn("delta", to_json(struct(metric.measureNames().stream()
@@ -102,8 +134,10 @@ public final class AsOfJob {
       long changed = diff.count();
       List<Row2> rows = new ArrayList<>();
       for (Row r : diff.orderBy("window_start", "keys").limit(limit).collectAsList()) {
-        rows.add(new Row2(r.<java.sql.Timestamp>getAs("window_start").toInstant(),
-            r.getAs("keys"), r.getAs("old_values"), r.getAs("new_values"), r.getAs("delta")));
+        rows.add(new Row2(r.<Timestamp>getAs("window_start").toInstant(),
+            r.getAs("keys"), r.getAs("old_values"), r.getAs("new_values"), r.getAs("delta"),
+            instant(r.getAs("corrected_at_before")), instant(r.getAs("corrected_at_after")),
+            r.getAs("status_before"), r.getAs("status_after")));
       }
       return new Result(metric.name(), asOf, changed, List.copyOf(rows));
     } finally {
@@ -132,5 +166,43 @@ public final class AsOfJob {
           table + "'s history runs from " + from + " (version " + first + ") to " + to
               + " (version " + last + ")");
     }
+  }
+
+  private static Instant instant(Timestamp t) {
+    return t == null ? null : t.toInstant();
+  }
+
+  /**
+   * Full outer join of gold now and then on the key (window_start, group-by null-safe); keys
+   * whose measures, {@code corrected_at} or {@code status} differ come out.
+   *
+   * @param now gold now with a {@code status} column
+   * @param before gold then with a {@code status} column
+   * @return window_start, keys, old_values / new_values (measures JSON, null for a missing
+   *     side), corrected_at_before / _after, status_before / _after
+   */
+  static Dataset<Row> diff(Dataset<Row> now, Dataset<Row> before, MetricSpec metric) {
+    Dataset<Row> a = now.as("a");
+    Dataset<Row> b = before.as("b");
+    Column on = col("a.window_start").equalTo(col("b.window_start"));
+    for (String g : metric.groupBy()) {
+      on = on.and(col("a.`" + g + "`").eqNullSafe(col("b.`" + g + "`")));
+    }
+    Column same = col("a.corrected_at").eqNullSafe(col("b.corrected_at"))
+        .and(col("a.status").eqNullSafe(col("b.status")));
+    for (String m : metric.measureNames()) {
+      same = same.and(col("a.`" + m + "`").eqNullSafe(col("b.`" + m + "`")));
+    }
+    Column inA = col("a.window_start").isNotNull();
+    Column inB = col("b.window_start").isNotNull();
+    return a.join(b, on, "full_outer").filter(same.unary_$bang()).select(
+        coalesce(col("a.window_start"), col("b.window_start")).as("window_start"),
+        when(inA, Corrections.keysJson(metric, "a")).otherwise(Corrections.keysJson(metric, "b"))
+            .as("keys"),
+        when(inB, Corrections.measuresJson(metric, "b")).as("old_values"),
+        when(inA, Corrections.measuresJson(metric, "a")).as("new_values"),
+        col("b.corrected_at").as("corrected_at_before"),
+        col("a.corrected_at").as("corrected_at_after"),
+        col("b.status").as("status_before"), col("a.status").as("status_after"));
   }
 }

@@ -81,13 +81,15 @@ public final class AsOfMain extends JobCommand<AsOfMain.Prepared> {
   @Override
   protected ExitCode run(SparkSession spark, Config config, Prepared p) {
     AsOfJob.Result r = new AsOfJob(spark, TableRegistry.fromConfig(config), p.metric(),
-        p.timestamp(), p.version(), limit).run();
+        p.timestamp(), p.version(), limit)
+        .horizon(CorrectionConfig.fromConfig(config).horizon()).run();
     PrintWriter out = spec.commandLine().getOut();
     out.printf("gold.%s as of %s vs now: %d keys differ%n", r.metric(), r.asOf(), r.changed());
     for (AsOfJob.Row2 row : r.rows()) {
-      out.printf("  %s %s: %s -> %s (delta %s)%n", row.windowStart(), row.keys(),
-          row.before() == null ? "(no row)" : row.before(),
-          row.after() == null ? "(removed)" : row.after(), row.delta());
+      out.printf("  %s %s: %s -> %s (delta %s); status %s -> %s; corrected_at %s -> %s%n",
+          row.windowStart(), row.keys(), row.before() == null ? "(no row)" : row.before(),
+          row.after() == null ? "(removed)" : row.after(), row.delta(), row.statusBefore(),
+          row.statusAfter(), row.correctedAtBefore(), row.correctedAtAfter());
     }
     out.flush();
     return ExitCode.OK;

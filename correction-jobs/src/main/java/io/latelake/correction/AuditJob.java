@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Recompute audit: recomputes every closed gold window ({@code window_end <=} the stream's last
- * watermark) whose start falls in a range of UTC event dates from bronze (valid rows, exact dedup)
+ * watermark) whose start falls in a range of UTC event dates from bronze (valid rows, exact dedup over every
+ * copy within {@code lake.correction.dedup-horizon}, the same recompute as {@code correct})
  * and compares it with what {@code gold.<metric>} publishes. Each difference becomes a row of
  * {@code monitoring.recompute_audit} (see {@link CorrectionTables}); those whose largest absolute
  * measure difference exceeds {@code lake.correction.audit-tolerance} count as beyond tolerance
@@ -93,10 +94,11 @@ public final class AuditJob {
     Instant from = range.from().atStartOfDay(ZoneOffset.UTC).toInstant();
     Instant to = range.to().plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant();
     Timestamp closedBy = Timestamp.from(wm.get());
-    Dataset<Row> bronze = spark.read().format("delta").load(registry.bronzeEvents())
-        .filter(col("event_time").geq(lit(Timestamp.from(from)))
-            .and(col("event_time").lt(lit(Timestamp.from(to.plus(metric.window()))))));
-    Dataset<Row> recomputed = inRange(Recompute.gold(bronze, metric), from, to, closedBy);
+    Instant end = to.plus(metric.window());
+    Dataset<Row> bronze = LakeReads.bronzeAround(spark, registry.bronzeEvents(),
+        java.util.OptionalLong.empty(), from, end, config.dedupHorizon());
+    Dataset<Row> recomputed = inRange(Recompute.gold(bronze, metric, from, end), from, to,
+        closedBy);
     Dataset<Row> published = inRange(spark.read().format("delta")
         .load(registry.gold(metric.name())), from, to, closedBy);
     List<Row> diffs = Corrections.diff(recomputed, published, metric).collectAsList();

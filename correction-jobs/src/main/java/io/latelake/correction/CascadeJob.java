@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
 import io.delta.tables.DeltaTable;
+import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.DeltaRetry;
 import io.latelake.core.table.DeltaTables;
@@ -29,19 +30,34 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Recomputes the ISO weeks ({@code gold.weekly_<metric>}: {@code week_start} date (Monday),
+ * Recomputes the ISO weeks ({@code gold.weekly_<metric>}: {@code week_start} date (Monday, a
+ * local date of {@code lake.correction.rollup-time-zone}, as the daily table's days),
  * {@code iso_year}, {@code iso_week}, group-by, measures, {@code days}, {@code updated_at}) that
  * overlap a range of event dates from {@code gold.daily_<metric>} and MERGEs the rows that
- * changed (update, insert, or delete when a week's group has no day left). Unchanged rows are not
- * touched, so a second run changes nothing.
+ * changed (update, insert, or delete when a week's group has no day left: a week whose correct
+ * content is empty keeps no row). Unchanged rows are not touched, so a second run changes nothing.
  */
 public final class CascadeJob {
   private static final Logger LOG = LoggerFactory.getLogger(CascadeJob.class);
 
-  /** @param changedWeeks week starts (Mondays) with a changed row */
-  public record MetricResult(String metric, List<LocalDate> changedWeeks, long rowsChanged) {}
+  /**
+   * @param changedWeeks week starts (Mondays) with a changed row
+   * @param partialDays days outside the range, in its first or last week, that no rebuild has
+   *     built: those weeks hold only the days that were built (a warning is logged)
+   */
+  public record MetricResult(String metric, List<LocalDate> changedWeeks, long rowsChanged,
+      List<LocalDate> partialDays) {
+    /** @return one line for the log: counts, first and last, never the whole list */
+    public String summary() {
+      return "weekly_" + metric + ": " + rowsChanged + " rows changed in "
+          + CorrectionTables.summary(changedWeeks) + " weeks"
+          + (partialDays.isEmpty() ? "" : "; " + CorrectionTables.summary(partialDays)
+              + " days of the edge weeks never rebuilt");
+    }
+  }
 
-  public record Result(DateArgs.DateRange range, List<MetricResult> metrics) {}
+  /** @param runId this run's id (in {@code monitoring.rollup_runs}) */
+  public record Result(String runId, DateArgs.DateRange range, List<MetricResult> metrics) {}
 
   private final SparkSession spark;
   private final CorrectionConfig config;
@@ -59,30 +75,101 @@ public final class CascadeJob {
   }
 
   /**
-   * @throws io.latelake.core.config.LakeConfigException (exit 2) when a daily table is missing
+   * @throws io.latelake.core.config.LakeConfigException (exit 2) when a daily table is missing,
+   *     was built in another time zone, or a day of the range was never built by rebuild —
+   *     checked before anything is written
    */
   public Result run() {
     for (MetricSpec m : metrics) {
       LakeReads.requireTable(spark, "cascade", "gold.daily_" + m.name(), tables.daily(m),
           "run `latelake rebuild` first");
+      LakeReads.requireZone(spark, tables.daily(m), "gold.daily_" + m.name(),
+          config.rollupZone());
     }
-    List<MetricResult> out = new ArrayList<>();
-    for (MetricSpec m : metrics) {
-      out.add(cascade(m));
-    }
-    return new Result(range, out);
-  }
-
-  private MetricResult cascade(MetricSpec metric) {
     LocalDate weekFrom = range.from().with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY));
     LocalDate weekTo = range.to().with(TemporalAdjusters.nextOrSame(DayOfWeek.SUNDAY));
+    Map<String, List<LocalDate>> partial = new LinkedHashMap<>();
+    for (MetricSpec m : metrics) {
+      List<LocalDate> missing = neverBuilt(m, weekFrom, weekTo);
+      List<LocalDate> inRange = missing.stream()
+          .filter(d -> !d.isBefore(range.from()) && !d.isAfter(range.to())).toList();
+      if (!inRange.isEmpty()) {
+        throw new LakeConfigException("Cannot cascade gold.weekly_" + m.name() + " over "
+            + range.from() + ".." + range.to() + ": " + CorrectionTables.summary(inRange)
+            + " days of the range were never built by rebuild (no row in gold.daily_" + m.name()
+            + " and no rebuild of them in monitoring.rollup_runs), so their weeks would be "
+            + "summed from missing days; run `latelake rebuild --from " + inRange.get(0)
+            + " --to " + inRange.get(inRange.size() - 1) + "` first");
+      }
+      partial.put(m.name(), missing);
+    }
+    Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
+    String runId = "cascade-" + now.truncatedTo(ChronoUnit.SECONDS).toString().replace(":", "")
+        + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+    List<MetricResult> out = new ArrayList<>();
+    for (MetricSpec m : metrics) {
+      List<LocalDate> missing = partial.get(m.name());
+      if (!missing.isEmpty()) {
+        LOG.warn("cascade weekly_{}: {} days of the first or last week of {}..{} lie outside "
+                + "the range and were never rebuilt: those weeks hold only the days that were "
+                + "(rebuild them to complete the weeks)", m.name(),
+            CorrectionTables.summary(missing), range.from(), range.to());
+      }
+      MetricResult r = cascade(m, weekFrom, weekTo, missing, now);
+      tables.recordRollupRun(spark, runId, "cascade", m, config.rollupZone(), range,
+          r.changedWeeks(), r.rowsChanged(), now, config);
+      out.add(r);
+    }
+    return new Result(runId, range, out);
+  }
+
+  /**
+   * Days of {@code [from, to]} that no rebuild has built: no row in {@code gold.daily_<m>}
+   * and not in the range of a rebuild of this metric and zone in {@code monitoring.rollup_runs}
+   * (a rebuilt day without events has no row but is built).
+   */
+  List<LocalDate> neverBuilt(MetricSpec metric, LocalDate from, LocalDate to) {
+    java.util.Set<LocalDate> built = new java.util.HashSet<>();
+    for (Row r : spark.read().format("delta").load(tables.daily(metric))
+        .filter(col("event_date").geq(lit(Date.valueOf(from)))
+            .and(col("event_date").leq(lit(Date.valueOf(to)))))
+        .select("event_date").distinct().collectAsList()) {
+      built.add(r.getDate(0).toLocalDate());
+    }
+    if (DeltaTables.exists(spark, tables.rollupRuns())) {
+      for (Row r : spark.read().format("delta").load(tables.rollupRuns())
+          .filter(col("job").equalTo("rebuild").and(col("metric").equalTo(metric.name()))
+              .and(col("time_zone").equalTo(config.rollupZone().getId()))
+              .and(col("range_to").geq(lit(Date.valueOf(from))))
+              .and(col("range_from").leq(lit(Date.valueOf(to)))))
+          .select("range_from", "range_to").distinct().collectAsList()) {
+        LocalDate a = r.getDate(0).toLocalDate().isBefore(from) ? from : r.getDate(0).toLocalDate();
+        LocalDate b = r.getDate(1).toLocalDate().isAfter(to) ? to : r.getDate(1).toLocalDate();
+        for (LocalDate d = a; !d.isAfter(b); d = d.plusDays(1)) {
+          built.add(d);
+        }
+      }
+    }
+    List<LocalDate> out = new ArrayList<>();
+    for (LocalDate d = from; !d.isAfter(to); d = d.plusDays(1)) {
+      if (!built.contains(d)) {
+        out.add(d);
+      }
+    }
+    return out;
+  }
+
+  private MetricResult cascade(MetricSpec metric, LocalDate weekFrom, LocalDate weekTo,
+      List<LocalDate> partialDays, Instant now) {
     Dataset<Row> daily = spark.read().format("delta").load(tables.daily(metric))
         .filter(col("event_date").geq(lit(Date.valueOf(weekFrom)))
             .and(col("event_date").leq(lit(Date.valueOf(weekTo)))));
     Dataset<Row> fresh = Rollups.weekly(daily, metric);
     String path = tables.weekly(metric);
+    LakeReads.requireZone(spark, path, "gold.weekly_" + metric.name(), config.rollupZone());
     DeltaTables.createIfNotExists(spark, path,
-        fresh.schema().add("updated_at", DataTypes.TimestampType), List.of(), Map.of());
+        fresh.schema().add("updated_at", DataTypes.TimestampType), List.of(),
+        Map.of(Rollups.ZONE_PROPERTY, config.rollupZone().getId()));
     Dataset<Row> existing = spark.read().format("delta").load(path)
         .filter(col("week_start").geq(lit(Date.valueOf(weekFrom)))
             .and(col("week_start").leq(lit(Date.valueOf(weekTo)))));
@@ -94,12 +181,12 @@ public final class CascadeJob {
     rows.forEach(r -> weeks.add(r.getDate(0).toLocalDate()));
     if (!rows.isEmpty()) {
       Dataset<Row> source = spark.createDataFrame(rows, changed.schema());
-      Timestamp now = Timestamp.from(Instant.now().truncatedTo(ChronoUnit.MICROS));
+      Timestamp at = Timestamp.from(now);
       Map<String, Column> set = new LinkedHashMap<>();
       for (String c : fresh.columns()) {
         set.put("`" + c + "`", col("s.`" + c + "`"));
       }
-      set.put("updated_at", lit(now));
+      set.put("updated_at", lit(at));
       Column on = col("t.week_start").equalTo(col("s.week_start"));
       for (String g : metric.groupBy()) {
         on = on.and(col("t.`" + g + "`").eqNullSafe(col("s.`" + g + "`")));
@@ -115,8 +202,10 @@ public final class CascadeJob {
             return null;
           });
     }
-    LOG.info("cascade weekly_{} {}..{}: {} rows changed in {} weeks", metric.name(), weekFrom,
-        weekTo, rows.size(), weeks.size());
-    return new MetricResult(metric.name(), List.copyOf(weeks), rows.size());
+    LOG.info("cascade weekly_{} {}..{} ({}): {} rows changed in {} weeks; the changed weeks "
+            + "are in monitoring.rollup_runs", metric.name(), weekFrom, weekTo,
+        config.rollupZone(), rows.size(), CorrectionTables.summary(List.copyOf(weeks)));
+    return new MetricResult(metric.name(), List.copyOf(weeks), rows.size(),
+        List.copyOf(partialDays));
   }
 }

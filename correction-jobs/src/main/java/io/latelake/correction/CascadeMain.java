@@ -32,7 +32,8 @@ public final class CascadeMain extends RangeCommand {
   protected ExitCode run(SparkSession spark, Config config, Prepared p) {
     CascadeJob.Result r = new CascadeJob(spark, p.config(), TableRegistry.fromConfig(config),
         p.metrics(), p.range()).run();
-    LOG.info("cascade {}..{}: {}", p.range().from(), p.range().to(), r.metrics());
+    LOG.info("cascade {}..{}: {}", p.range().from(), p.range().to(),
+        String.join("; ", r.metrics().stream().map(m -> m.summary()).toList()));
     return exitCode(r);
   }
 

@@ -83,7 +83,12 @@ public final class CorrectJob {
       Instant watermark, int touchedWindows, int closedWindows, int deferredWindows,
       long rowsChanged, List<Change> changes) {}
 
-  /** @param runId this run's id (in the log, state and pending tables) */
+  /**
+   * @param runId this run's id (in the log, state and pending tables)
+   * @param correctedAt the run's start (UTC): the {@code corrected_at} of every row it restates
+   *     and of its log entries — one value per run, not the commit time of each write (that is
+   *     in the table history)
+   */
   public record Result(String runId, Instant correctedAt, List<MetricResult> metrics) {
     /** @return gold rows changed over all metrics */
     public long rowsChanged() {
@@ -220,11 +225,10 @@ public final class CorrectJob {
     Dataset<Row> starts = spark.createDataFrame(
         windowStarts.stream().map(i -> RowFactory.create(Timestamp.from(i))).toList(),
         new StructType().add("window_start", DataTypes.TimestampType));
-    Dataset<Row> bronze = spark.read().format("delta").option("versionAsOf", bronzeVersion)
-        .load(reg.bronzeEvents())
-        .filter(col("event_time").geq(lit(Timestamp.from(min)))
-            .and(col("event_time").lt(lit(Timestamp.from(maxEnd)))));
-    Dataset<Row> recomputed = Recompute.gold(bronze, metric)
+    // every copy within the id horizon around the windows decides which copy is the event
+    Dataset<Row> bronze = LakeReads.bronzeAround(spark, reg.bronzeEvents(),
+        java.util.OptionalLong.of(bronzeVersion), min, maxEnd, config.dedupHorizon());
+    Dataset<Row> recomputed = Recompute.gold(bronze, metric, min, maxEnd)
         .join(org.apache.spark.sql.functions.broadcast(starts), "window_start");
     Dataset<Row> published = spark.read().format("delta").load(reg.gold(metric.name()))
         .filter(col("window_start").geq(lit(Timestamp.from(min)))

@@ -6,6 +6,7 @@ import io.latelake.core.config.Settings;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.metric.Metrics;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Optional;
 
@@ -18,11 +19,17 @@ import java.util.Optional;
  * @param retryBackoff wait before the first retry (doubles each time)
  * @param lookbackDays default event-date lookback of rebuild, cascade and audit, in days
  * @param goldWatermarkDelay {@code lake.gold.watermark-delay}
+ * @param dedupHorizon id horizon of the exact dedup ({@code lake.correction.dedup-horizon}): a
+ *     recompute of event times {@code [from, to)} reads bronze over
+ *     {@code [from − horizon, to + horizon)}, so copies of an event this far apart in event
+ *     time are seen as one
+ * @param rollupZone time zone of the days of {@code gold.daily_*} and {@code gold.weekly_*}
+ *     ({@code lake.correction.rollup-time-zone}, an IANA region or UTC)
  * @param metrics the configured gold metrics (sorted by name)
  */
 public record CorrectionConfig(Duration horizon, double auditTolerance, int maxCommitAttempts,
     Duration retryBackoff, int lookbackDays, Duration goldWatermarkDelay,
-    List<MetricSpec> metrics) {
+    Duration dedupHorizon, ZoneId rollupZone, List<MetricSpec> metrics) {
 
   /**
    * @throws LakeConfigException naming the first bad key and value; the horizon must be at least
@@ -48,9 +55,38 @@ public record CorrectionConfig(Duration horizon, double auditTolerance, int maxC
       throw LakeConfigException.invalid(c.key("audit-tolerance"), tolerance,
           "expected a finite number >= 0");
     }
+    Duration dedupHorizon = c.positiveDuration("dedup-horizon");
+    if (dedupHorizon.compareTo(delay) < 0) {
+      throw LakeConfigException.invalid(c.key("dedup-horizon"),
+          c.raw().getValue("dedup-horizon").unwrapped(), "must be at least "
+              + "lake.gold.watermark-delay (" + delay + "): the stream's own dedup already "
+              + "spans that much");
+    }
     return new CorrectionConfig(horizon, tolerance, c.intBetween("max-commit-attempts", 1, 100),
         c.positiveDuration("retry-backoff"), c.intBetween("lookback-days", 1, 3660), delay,
-        Metrics.fromConfig(root));
+        dedupHorizon, zone(c), Metrics.fromConfig(root));
+  }
+
+  /**
+   * @throws LakeConfigException unless {@code rollup-time-zone} is an IANA region id
+   *     ({@code America/New_York}) or {@code UTC}: a fixed offset would put the days of half the
+   *     year an hour off once daylight saving time changes
+   */
+  static ZoneId zone(Settings c) {
+    String text = c.string("rollup-time-zone");
+    ZoneId zone;
+    try {
+      zone = ZoneId.of(text);
+    } catch (java.time.DateTimeException e) {
+      throw LakeConfigException.invalid(c.key("rollup-time-zone"), text,
+          "expected an IANA time-zone name such as America/New_York, or UTC");
+    }
+    if (zone instanceof java.time.ZoneOffset) {
+      throw LakeConfigException.invalid(c.key("rollup-time-zone"), text,
+          "a fixed offset does not follow daylight saving time; give an IANA time-zone name "
+              + "such as America/New_York, or UTC");
+    }
+    return zone;
   }
 
   /**

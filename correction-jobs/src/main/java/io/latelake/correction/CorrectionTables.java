@@ -27,6 +27,12 @@ import org.apache.spark.sql.types.StructType;
  *                                  published (JSON), recomputed (JSON), difference double (largest
  *                                  absolute difference over the measures), beyond_tolerance,
  *                                  audited_at
+ * monitoring.rollup_runs           one row per metric and rebuild/cascade run: run_id, job
+ *                                  (rebuild | cascade), metric, time_zone, range_from,
+ *                                  range_to date (the days asked for), changed_count int,
+ *                                  first_changed, last_changed date, changed array&lt;date&gt;
+ *                                  (days rebuilt / week starts cascaded that changed),
+ *                                  rows_written long, run_at timestamp
  * gold.daily_&lt;metric&gt;            event_date date (partition), group-by, measures
  * gold.weekly_&lt;metric&gt;           week_start date (ISO week's Monday), iso_year int, iso_week int,
  *                                  group-by, measures, days int, updated_at timestamp
@@ -65,6 +71,20 @@ public final class CorrectionTables {
       .add("beyond_tolerance", DataTypes.BooleanType)
       .add("audited_at", DataTypes.TimestampType);
 
+  public static final StructType ROLLUP_RUNS = new StructType()
+      .add("run_id", DataTypes.StringType)
+      .add("job", DataTypes.StringType)
+      .add("metric", DataTypes.StringType)
+      .add("time_zone", DataTypes.StringType)
+      .add("range_from", DataTypes.DateType)
+      .add("range_to", DataTypes.DateType)
+      .add("changed_count", DataTypes.IntegerType)
+      .add("first_changed", DataTypes.DateType)
+      .add("last_changed", DataTypes.DateType)
+      .add("changed", DataTypes.createArrayType(DataTypes.DateType))
+      .add("rows_written", DataTypes.LongType)
+      .add("run_at", DataTypes.TimestampType);
+
   private final TableRegistry tables;
 
   public CorrectionTables(TableRegistry tables) {
@@ -89,6 +109,43 @@ public final class CorrectionTables {
 
   public String pending(MetricSpec metric) {
     return tables.monitoring("pending_" + metric.name());
+  }
+
+  public String rollupRuns() {
+    return tables.monitoring("rollup_runs");
+  }
+
+  /**
+   * Appends one {@code monitoring.rollup_runs} row (schema {@link #ROLLUP_RUNS}).
+   *
+   * @param changed the changed days (rebuild) or week starts (cascade), ascending
+   */
+  public void recordRollupRun(SparkSession spark, String runId, String job, MetricSpec metric,
+      java.time.ZoneId zone, DateArgs.DateRange range, List<java.time.LocalDate> changed,
+      long rowsWritten, java.time.Instant at, CorrectionConfig config) {
+    DeltaTables.createIfNotExists(spark, rollupRuns(), ROLLUP_RUNS, List.of(), Map.of());
+    List<java.sql.Date> days = changed.stream().map(java.sql.Date::valueOf).toList();
+    org.apache.spark.sql.Row row = org.apache.spark.sql.RowFactory.create(runId, job,
+        metric.name(), zone.getId(), java.sql.Date.valueOf(range.from()),
+        java.sql.Date.valueOf(range.to()), days.size(), days.isEmpty() ? null : days.get(0),
+        days.isEmpty() ? null : days.get(days.size() - 1),
+        scala.jdk.javaapi.CollectionConverters.asScala(days).toSeq(), rowsWritten,
+        java.sql.Timestamp.from(at));
+    io.latelake.core.table.DeltaRetry.run("monitoring.rollup_runs append",
+        config.maxCommitAttempts(), config.retryBackoff(), () -> {
+          spark.createDataFrame(List.of(row), ROLLUP_RUNS).write().format("delta")
+              .mode("append").save(rollupRuns());
+          return null;
+        });
+  }
+
+  /**
+   * @return "N (first F, last L)" for a sorted list of dates, or "0": a log line never carries
+   *     the whole list (that is in {@code monitoring.rollup_runs})
+   */
+  public static String summary(List<java.time.LocalDate> dates) {
+    return dates.isEmpty() ? "0" : dates.size() + " (first " + dates.get(0) + ", last "
+        + dates.get(dates.size() - 1) + ")";
   }
 
   public String daily(MetricSpec metric) {

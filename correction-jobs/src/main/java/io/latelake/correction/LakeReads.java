@@ -7,6 +7,7 @@ import io.delta.tables.DeltaTable;
 import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
 import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.dedup.ExactDedup;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
@@ -14,6 +15,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -53,6 +55,57 @@ public final class LakeReads {
         .filter(col("query_name").equalTo(metric.queryName()))
         .agg(max(col("watermark"))).first();
     return r.isNullAt(0) ? Optional.empty() : Optional.of(r.getTimestamp(0).toInstant());
+  }
+
+  /**
+   * Bronze rows whose event time lies in {@code [from − horizon, to + horizon)}
+   * ({@link ExactDedup#eventTimeAround}): what the recompute of the range {@code [from, to)}
+   * needs to see every copy of its events within the id horizon
+   * ({@code lake.correction.dedup-horizon}). Delta skips the data files whose {@code event_time}
+   * statistics lie outside; bronze's {@code ingest_date} partitions cannot be pruned on event
+   * time.
+   *
+   * @param version the bronze version to read; empty for the latest
+   */
+  public static Dataset<Row> bronzeAround(SparkSession spark, String path,
+      java.util.OptionalLong version, Instant from, Instant to, java.time.Duration horizon) {
+    var reader = spark.read().format("delta");
+    if (version.isPresent()) {
+      reader = reader.option("versionAsOf", version.getAsLong());
+    }
+    return reader.load(path).filter(ExactDedup.eventTimeAround(from, to, horizon));
+  }
+
+  /**
+   * @return the value of a table property, empty when the table or the property is missing
+   */
+  public static Optional<String> tableProperty(SparkSession spark, String path, String key) {
+    if (!DeltaTables.exists(spark, path)) {
+      return Optional.empty();
+    }
+    java.util.Map<String, String> props = DeltaTable.forPath(spark, path).detail()
+        .select("properties").first().getJavaMap(0);
+    return Optional.ofNullable(props.get(key));
+  }
+
+  /**
+   * Checks that an existing rollup table was built in {@code zone} (its
+   * {@value Rollups#ZONE_PROPERTY} property; a table without it was built in UTC): days of two
+   * zones must never mix in one table.
+   *
+   * @throws LakeConfigException (exit 2) naming both zones and the remedy
+   */
+  public static void requireZone(SparkSession spark, String path, String what, ZoneId zone) {
+    if (!DeltaTables.exists(spark, path)) {
+      return;
+    }
+    String built = tableProperty(spark, path, Rollups.ZONE_PROPERTY).orElse("UTC");
+    if (!ZoneId.of(built).equals(zone)) {
+      throw LakeConfigException.invalid("lake.correction.rollup-time-zone", zone.getId(),
+          what + " at " + path + " holds days of time zone " + built + "; days of two zones "
+              + "must not mix: set it back to " + built + ", or move the table aside and "
+              + "rebuild it (and its weekly rollup) over the whole range");
+    }
   }
 
   /** @return the table's latest committed version */

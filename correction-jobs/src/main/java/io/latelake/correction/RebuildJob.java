@@ -7,9 +7,9 @@ import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.DeltaRetry;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
-import java.sql.Timestamp;
+import java.time.Instant;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,9 +23,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Rebuilds the settled daily totals {@code gold.daily_<metric>} (schema: {@code event_date} date,
- * partition column; group-by columns; measures) for a validated range of UTC event dates from
- * bronze (valid rows, exact dedup on {@code event_id}) with Delta {@code replaceWhere} on the
- * {@code event_date} partitions. The predicate is built from parsed {@link LocalDate}s
+ * partition column; group-by columns; measures) for a validated range of event dates — local
+ * days of {@code lake.correction.rollup-time-zone} (default UTC; recorded in the table property
+ * {@value Rollups#ZONE_PROPERTY}) — from bronze (valid rows, exact dedup on {@code event_id} over
+ * every copy within {@code lake.correction.dedup-horizon}, {@link Rollups#daily}) with Delta
+ * {@code replaceWhere} on the {@code event_date} partitions. A day whose correct content is empty
+ * keeps no row (the replaceWhere removes it). The predicate is built from parsed {@link LocalDate}s
  * ({@link DateArgs.DateRange#predicate}). When the recomputed days equal the table, nothing is
  * written, so a second run leaves the table (and its version) as the first left it.
  */
@@ -36,9 +39,16 @@ public final class RebuildJob {
    * @param changedDays event dates whose rows changed (to cascade)
    * @param rowsWritten daily rows in the range after the rebuild (0 when nothing was written)
    */
-  public record MetricResult(String metric, List<LocalDate> changedDays, long rowsWritten) {}
+  public record MetricResult(String metric, List<LocalDate> changedDays, long rowsWritten) {
+    /** @return one line for the log: counts, first and last changed day, never the whole list */
+    public String summary() {
+      return "daily_" + metric + ": " + CorrectionTables.summary(changedDays)
+          + " days changed, " + rowsWritten + " rows written";
+    }
+  }
 
-  public record Result(DateArgs.DateRange range, List<MetricResult> metrics) {}
+  /** @param runId this run's id (in {@code monitoring.rollup_runs}) */
+  public record Result(String runId, DateArgs.DateRange range, List<MetricResult> metrics) {}
 
   private final SparkSession spark;
   private final CorrectionConfig config;
@@ -64,22 +74,31 @@ public final class RebuildJob {
   public Result run() {
     LakeReads.requireTable(spark, "rebuild", "bronze_events", registry.bronzeEvents(),
         "run `latelake bronze` first");
+    java.time.Instant now = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MICROS);
+    String runId = "rebuild-" + now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString()
+        .replace(":", "") + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
     List<MetricResult> out = new ArrayList<>();
     for (MetricSpec m : metrics) {
-      out.add(rebuild(m));
+      MetricResult r = rebuild(m);
+      tables.recordRollupRun(spark, runId, "rebuild", m, config.rollupZone(), range,
+          r.changedDays(), r.rowsWritten(), now, config);
+      out.add(r);
     }
-    return new Result(range, out);
+    return new Result(runId, range, out);
   }
 
   private MetricResult rebuild(MetricSpec metric) {
-    Timestamp from = Timestamp.from(range.from().atStartOfDay(ZoneOffset.UTC).toInstant());
-    Timestamp to = Timestamp.from(range.to().plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant());
-    Dataset<Row> bronze = spark.read().format("delta").load(registry.bronzeEvents())
-        .filter(col("event_time").geq(lit(from)).and(col("event_time").lt(lit(to))));
-    Dataset<Row> fresh = Rollups.daily(bronze, metric);
+    ZoneId zone = config.rollupZone();
+    Instant from = Rollups.startOfDay(range.from(), zone);
+    Instant to = Rollups.startOfDay(range.to().plusDays(1), zone);
+    Dataset<Row> bronze = LakeReads.bronzeAround(spark, registry.bronzeEvents(),
+        java.util.OptionalLong.empty(), from, to, config.dedupHorizon());
+    Dataset<Row> fresh = Rollups.daily(bronze, metric, zone, from, to);
     String path = tables.daily(metric);
     StructType schema = fresh.schema();
-    DeltaTables.createIfNotExists(spark, path, schema, List.of("event_date"), Map.of());
+    LakeReads.requireZone(spark, path, "gold.daily_" + metric.name(), zone);
+    DeltaTables.createIfNotExists(spark, path, schema, List.of("event_date"),
+        Map.of(Rollups.ZONE_PROPERTY, zone.getId()));
     Dataset<Row> existing = spark.read().format("delta").load(path)
         .filter(col("event_date").geq(lit(java.sql.Date.valueOf(range.from())))
             .and(col("event_date").leq(lit(java.sql.Date.valueOf(range.to())))));
@@ -104,8 +123,9 @@ public final class RebuildJob {
         rows.unpersist();
       }
     }
-    LOG.info("rebuild daily_{} {}..{}: {} days changed, {} rows written", metric.name(),
-        range.from(), range.to(), changed.size(), written);
+    LOG.info("rebuild daily_{} {}..{} ({}): {} days changed, {} rows written; the changed "
+            + "days are in monitoring.rollup_runs", metric.name(), range.from(), range.to(),
+        config.rollupZone(), CorrectionTables.summary(List.copyOf(changed)), written);
     return new MetricResult(metric.name(), List.copyOf(changed), written);
   }
 }

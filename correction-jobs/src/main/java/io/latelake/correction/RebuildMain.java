@@ -32,7 +32,8 @@ public final class RebuildMain extends RangeCommand {
   protected ExitCode run(SparkSession spark, Config config, Prepared p) {
     RebuildJob.Result r = new RebuildJob(spark, p.config(), TableRegistry.fromConfig(config),
         p.metrics(), p.range()).run();
-    LOG.info("rebuild {}..{}: {}", p.range().from(), p.range().to(), r.metrics());
+    LOG.info("rebuild {}..{}: {}", p.range().from(), p.range().to(),
+        String.join("; ", r.metrics().stream().map(m -> m.summary()).toList()));
     return exitCode(r);
   }
 

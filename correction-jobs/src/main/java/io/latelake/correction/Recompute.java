@@ -1,18 +1,20 @@
 package io.latelake.correction;
 
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.pmod;
-import static org.apache.spark.sql.functions.row_number;
 import static org.apache.spark.sql.functions.timestamp_micros;
 import static org.apache.spark.sql.functions.unix_micros;
 
+import io.latelake.core.dedup.ExactDedup;
 import io.latelake.core.metric.MetricAggregation;
 import io.latelake.core.metric.MetricSpec;
+import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.expressions.Window;
 
 /**
  * Pure functions that recompute gold values from bronze rows (batch, no watermark): the correction
@@ -32,24 +34,26 @@ public final class Recompute {
   }
 
   /**
-   * Exact deduplication on {@code event_id}: of all copies, the one with the earliest
-   * {@code enqueued_time} is kept; ties go to the earliest {@code ingested_at}, then the lowest
-   * {@code kafka_offset}, then {@code source_file}, then {@code payload} (so the choice is
-   * deterministic; nulls last throughout). Same columns out. Input without {@code payload}
-   * (tests, projections) is accepted.
+   * Exact deduplication on {@code event_id} by the one rule of the batch side
+   * ({@link ExactDedup}): of all copies given, the one with the earliest {@code enqueued_time}
+   * is kept; ties go to the earliest {@code ingested_at}, the lowest {@code kafka_partition} and
+   * {@code kafka_offset}, then {@code source_file} and {@code payload}. Same columns out.
    */
   public static Dataset<Row> exactDedup(Dataset<Row> events) {
-    java.util.List<org.apache.spark.sql.Column> order = new java.util.ArrayList<>(java.util.List.of(
-        col("enqueued_time").asc_nulls_last(), col("ingested_at").asc_nulls_last(),
-        col("kafka_offset").asc_nulls_last(), col("source_file").asc_nulls_last()));
-    if (java.util.Arrays.asList(events.columns()).contains("payload")) {
-      order.add(col("payload").asc_nulls_last());
-    }
-    var byArrival = Window.partitionBy(col("event_id"))
-        .orderBy(order.toArray(org.apache.spark.sql.Column[]::new));
-    return events.withColumn("_copy", row_number().over(byArrival))
-        .filter(col("_copy").equalTo(1))
-        .drop("_copy");
+    return ExactDedup.firstCopies(events);
+  }
+
+  /**
+   * The events whose first arrival has an event time in {@code [from, to)}: valid rows, exact
+   * dedup over every copy in {@code bronze}, then the range. Read {@code bronze} with
+   * {@link LakeReads#bronzeAround} (the range widened by the id horizon on both sides), so a
+   * copy outside the range still decides which copy is the event: a retry re-stamped into the
+   * range whose first copy lies before it is not counted (case C31).
+   */
+  public static Dataset<Row> events(Dataset<Row> bronze, Instant from, Instant to) {
+    return exactDedup(validEvents(bronze))
+        .filter(col("event_time").geq(lit(Timestamp.from(from)))
+            .and(col("event_time").lt(lit(Timestamp.from(to)))));
   }
 
   /**
@@ -59,7 +63,7 @@ public final class Recompute {
   public static Column windowStart(Column eventTime, Duration window) {
     long w = window.toNanos() / 1000;
     Column micros = unix_micros(eventTime);
-    return timestamp_micros(micros.minus(pmod(micros, org.apache.spark.sql.functions.lit(w))));
+    return timestamp_micros(micros.minus(pmod(micros, lit(w))));
   }
 
   /**
@@ -70,5 +74,17 @@ public final class Recompute {
    */
   public static Dataset<Row> gold(Dataset<Row> bronze, MetricSpec metric) {
     return MetricAggregation.aggregate(exactDedup(validEvents(bronze)), metric, null);
+  }
+
+  /**
+   * Gold rows of the windows in {@code [from, to)} recomputed from bronze read around that range
+   * ({@link #events}); {@code from} and {@code to} are window boundaries. The one recompute of
+   * {@code correct} and {@code audit}.
+   *
+   * @return {@code window_start}, {@code window_end}, group-by columns, measures
+   */
+  public static Dataset<Row> gold(Dataset<Row> bronze, MetricSpec metric, Instant from,
+      Instant to) {
+    return MetricAggregation.aggregate(events(bronze, from, to), metric, null);
   }
 }

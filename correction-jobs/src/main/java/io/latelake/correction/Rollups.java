@@ -3,18 +3,24 @@ package io.latelake.correction;
 import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.date_from_unix_date;
 import static org.apache.spark.sql.functions.date_trunc;
+import static org.apache.spark.sql.functions.from_utc_timestamp;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.to_date;
+import static org.apache.spark.sql.functions.unix_micros;
 import static org.apache.spark.sql.functions.weekofyear;
 import static org.apache.spark.sql.functions.when;
 
 import io.latelake.core.metric.Measure;
+import io.latelake.core.metric.MetricAggregation;
 import io.latelake.core.metric.MetricSpec;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Column;
@@ -25,20 +31,45 @@ import org.apache.spark.sql.Row;
 public final class Rollups {
   private Rollups() {}
 
+  /** Table property of {@code gold.daily_*} / {@code gold.weekly_*}: the zone of their days. */
+  public static final String ZONE_PROPERTY = "latelake.rollup.time-zone";
+
   /**
-   * Daily totals recomputed from bronze rows (valid, exact dedup on {@code event_id}).
+   * Daily totals of the local days of {@code zone} in {@code [from, to)}, recomputed from bronze
+   * rows (valid, exact dedup over every copy given, {@link Recompute#events}).
    *
-   * @return {@code event_date} date (UTC day of the event time), the group-by columns, the
+   * <p>The day of an event is the calendar date of its event time in {@code zone}, by the zone's
+   * rules at that instant ({@code from_utc_timestamp}): a day has 23 or 25 hours where daylight
+   * saving time starts or ends, never a fixed offset. The measures are
+   * {@link MetricAggregation#aggregate} over one-day windows of that local wall-clock time, so
+   * they are defined once for gold and its rollups. Independent of the session time zone.
+   *
+   * @param bronze bronze rows read around the range ({@link LakeReads#bronzeAround})
+   * @param from start of the first local day (UTC instant), {@code to} end of the last
+   * @return {@code event_date} date (local day of the event time), the group-by columns, the
    *     measures (same types as the gold metric)
    */
-  public static Dataset<Row> daily(Dataset<Row> bronze, MetricSpec metric) {
+  public static Dataset<Row> daily(Dataset<Row> bronze, MetricSpec metric, ZoneId zone,
+      Instant from, Instant to) {
     MetricSpec perDay = new MetricSpec(metric.name(), Duration.ofDays(1), metric.groupBy(),
         metric.measures(), metric.latePolicy());
+    // event_time as the zone's wall clock read as UTC: one-day windows are then local days
+    Dataset<Row> local = Recompute.events(bronze, from, to)
+        .withColumn("event_time", from_utc_timestamp(col("event_time"), zone.getId()));
     List<Column> out = new ArrayList<>();
-    out.add(to_date(col("window_start")).as("event_date"));
+    out.add(date_from_unix_date(unix_micros(col("window_start"))
+        .divide(86_400_000_000L).cast("int")).as("event_date"));
     metric.groupBy().forEach(g -> out.add(col("`" + g + "`")));
     metric.measureNames().forEach(m -> out.add(col("`" + m + "`")));
-    return Recompute.gold(bronze, perDay).select(out.toArray(Column[]::new));
+    return MetricAggregation.aggregate(local, perDay, null).select(out.toArray(Column[]::new));
+  }
+
+  /**
+   * @return the instant the local day {@code day} of {@code zone} starts (the first valid time of
+   *     the day when midnight falls in a daylight-saving gap)
+   */
+  public static Instant startOfDay(java.time.LocalDate day, ZoneId zone) {
+    return day.atStartOfDay(zone).toInstant();
   }
 
   /**

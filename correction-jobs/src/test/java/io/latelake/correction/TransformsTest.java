@@ -31,6 +31,7 @@ class TransformsTest extends SparkTestBase {
       .add("event_time", DataTypes.TimestampType)
       .add("enqueued_time", DataTypes.TimestampType)
       .add("ingested_at", DataTypes.TimestampType)
+      .add("kafka_partition", DataTypes.IntegerType)
       .add("kafka_offset", DataTypes.LongType)
       .add("source_file", DataTypes.StringType)
       .add("page", DataTypes.StringType)
@@ -44,7 +45,15 @@ class TransformsTest extends SparkTestBase {
   static Row bronze(String id, String eventTime, String enqueued, String page, long value,
       String error) {
     return RowFactory.create(id, eventTime == null ? null : t(eventTime), t(enqueued),
-        t(enqueued), null, "f", page, value, error);
+        t(enqueued), null, null, "f", page, value, error);
+  }
+
+  /** A valid Kafka row at an instant (ISO), partition and offset; ingested when enqueued. */
+  static Row kafka(String id, String eventTime, String enqueued, int partition, long offset,
+      String page, long value) {
+    Timestamp enq = Timestamp.from(Instant.parse(enqueued));
+    return RowFactory.create(id, Timestamp.from(Instant.parse(eventTime)), enq, enq, partition,
+        offset, null, page, value, null);
   }
 
   Dataset<Row> df(Row... rows) {
@@ -73,6 +82,88 @@ class TransformsTest extends SparkTestBase {
     assertThat(strings(Recompute.gold(in, PAGE_5M),
         "concat_ws(' ', page, date_format(window_start, 'HH:mm'), events, value_sum)"))
         .containsExactly("home 12:00 2 5", "home 12:05 1 30");
+  }
+
+  @Test
+  void c31RetryReStampedIntoALaterWindowIsADuplicateWhereverItsFirstCopyLies() {
+    // c31-x first arrives at 12:01:01 with event time 12:01; its retry carries 12:25
+    Dataset<Row> bronze = df(
+        bronze("c31-x", "12:01:00", "12:01:01", "home", 5, null),
+        bronze("c31-y", "12:30:00", "12:30:01", "other", 1, null),
+        bronze("c31-x", "12:25:00", "12:31:00", "home", 5, null),
+        bronze("c31-w", "12:50:00", "12:50:01", "zz", 1, null));
+    Instant from = Instant.parse("2024-05-14T12:25:00Z");
+    Instant to = Instant.parse("2024-05-14T12:30:00Z");
+    // the old fault: a recompute that reads only the window's own time range keeps the retry
+    Dataset<Row> windowOnly = bronze.filter(io.latelake.core.dedup.ExactDedup
+        .eventTimeAround(from, to, Duration.ZERO));
+    assertThat(strings(Recompute.gold(windowOnly, PAGE_5M, from, to),
+        "concat_ws(' ', page, date_format(window_start, 'HH:mm'), events, value_sum)"))
+        .containsExactly("home 12:25 1 5");
+    // within the id horizon the first copy is seen: the window's correct content is empty
+    Dataset<Row> around = bronze.filter(io.latelake.core.dedup.ExactDedup
+        .eventTimeAround(from, to, Duration.ofMinutes(30)));
+    assertThat(Recompute.gold(around, PAGE_5M, from, to).collectAsList()).isEmpty();
+    // and the first copy's window keeps its one event
+    Instant noon = Instant.parse("2024-05-14T12:00:00Z");
+    assertThat(strings(Recompute.gold(bronze, PAGE_5M, noon, noon.plusSeconds(300)),
+        "concat_ws(' ', page, date_format(window_start, 'HH:mm'), events, value_sum)"))
+        .containsExactly("home 12:00 1 5");
+  }
+
+  @Test
+  void copiesWithEqualEnqueuedTimesKeepTheLowestPartitionThenOffset() {
+    Dataset<Row> in = spark.createDataFrame(List.of(
+        kafka("k", "2024-05-14T12:01:00Z", "2024-05-14T12:01:05Z", 1, 3, "p1-o3", 1),
+        kafka("k", "2024-05-14T12:02:00Z", "2024-05-14T12:01:05Z", 0, 9, "p0-o9", 2),
+        kafka("k", "2024-05-14T12:03:00Z", "2024-05-14T12:01:05Z", 0, 7, "p0-o7", 3),
+        kafka("k", "2024-05-14T12:00:00Z", "2024-05-14T12:01:06Z", 0, 1, "later", 4)), BRONZE);
+    assertThat(strings(Recompute.exactDedup(in), "page")).containsExactly("p0-o7");
+    assertThat(strings(Recompute.exactDedup(in.repartition(2)), "page"))
+        .containsExactly("p0-o7");
+  }
+
+  @Test
+  void dailyRollupFollowsNewYorkDaysAcrossSpringForwardAndFallBack() {
+    java.time.ZoneId ny = java.time.ZoneId.of("America/New_York");
+    assertThat(Duration.between(Rollups.startOfDay(java.time.LocalDate.of(2024, 3, 10), ny),
+        Rollups.startOfDay(java.time.LocalDate.of(2024, 3, 11), ny))).hasHours(23);
+    assertThat(Duration.between(Rollups.startOfDay(java.time.LocalDate.of(2024, 11, 3), ny),
+        Rollups.startOfDay(java.time.LocalDate.of(2024, 11, 4), ny))).hasHours(25);
+    String[][] events = {
+        {"2024-03-10T04:59:59Z", "mar"}, // 03-09 23:59:59 EST
+        {"2024-03-10T05:00:00Z", "mar"}, // 03-10 00:00 EST
+        {"2024-03-10T06:30:00Z", "mar"}, // 01:30 EST, just before the skipped hour
+        {"2024-03-10T07:30:00Z", "mar"}, // 03:30 EDT, just after it
+        {"2024-03-11T03:59:59Z", "mar"}, // 03-10 23:59:59 EDT (the 23rd hour)
+        {"2024-03-11T04:30:00Z", "mar"}, // 03-11 00:30 EDT (a fixed -05:00 would say 03-10)
+        {"2024-11-03T03:59:59Z", "nov"}, // 11-02 23:59:59 EDT
+        {"2024-11-03T04:00:00Z", "nov"}, // 11-03 00:00 EDT
+        {"2024-11-03T05:30:00Z", "nov"}, // the first 01:30 (EDT)
+        {"2024-11-03T06:30:00Z", "nov"}, // the second 01:30 (EST)
+        {"2024-11-04T04:30:00Z", "nov"}, // 11-03 23:30 EST (a fixed -04:00 would say 11-04)
+        {"2024-11-04T05:00:00Z", "nov"}}; // 11-04 00:00 EST
+    List<Row> rows = new ArrayList<>();
+    for (int i = 0; i < events.length; i++) {
+      rows.add(kafka("e" + i, events[i][0], events[i][0], 0, i, events[i][1], i));
+    }
+    Dataset<Row> in = spark.createDataFrame(rows, BRONZE);
+    Instant from = Rollups.startOfDay(java.time.LocalDate.of(2024, 3, 9), ny);
+    Instant to = Rollups.startOfDay(java.time.LocalDate.of(2024, 11, 5), ny);
+    assertThat(strings(Rollups.daily(in, PAGE_5M, ny, from, to),
+        "concat_ws(' ', event_date, page, events, value_sum)"))
+        .containsExactly("2024-03-09 mar 1 0", "2024-03-10 mar 4 10", "2024-03-11 mar 1 5",
+            "2024-11-02 nov 1 6", "2024-11-03 nov 4 34", "2024-11-04 nov 1 11");
+    // a range of one local day reads exactly its 23 hours
+    assertThat(strings(Rollups.daily(in, PAGE_5M, ny,
+            Rollups.startOfDay(java.time.LocalDate.of(2024, 3, 10), ny),
+            Rollups.startOfDay(java.time.LocalDate.of(2024, 3, 11), ny)),
+        "concat_ws(' ', event_date, page, events, value_sum)"))
+        .containsExactly("2024-03-10 mar 4 10");
+    // UTC days for comparison
+    assertThat(strings(Rollups.daily(in, PAGE_5M, java.time.ZoneOffset.UTC, from, to)
+            .filter("page = 'nov'"), "concat_ws(' ', event_date, page, events, value_sum)"))
+        .containsExactly("2024-11-03 nov 4 30", "2024-11-04 nov 2 21");
   }
 
   @Test
@@ -112,6 +203,32 @@ class TransformsTest extends SparkTestBase {
             "10:05 | {\"page\":\"/old\"} | DELETE | DUPLICATE_REMOVED | "
                 + "{\"events\":1,\"value_sum\":1} | -",
             "10:05 | {} | UPSERT | NEW_WINDOW | - | {\"events\":1,\"value_sum\":1}");
+  }
+
+  @Test
+  void asofDiffShowsCorrectedAtAndStatusChangesWhereMeasuresAreEqual() {
+    StructType gold = new StructType()
+        .add("window_start", DataTypes.TimestampType).add("window_end", DataTypes.TimestampType)
+        .add("page", DataTypes.StringType).add("events", DataTypes.LongType)
+        .add("value_sum", DataTypes.LongType).add("corrected_at", DataTypes.TimestampType)
+        .add("status", DataTypes.StringType);
+    Dataset<Row> before = spark.createDataFrame(List.of(
+        RowFactory.create(t("10:00:00"), t("10:05:00"), "a", 1L, 1L, null, "provisional"),
+        RowFactory.create(t("10:00:00"), t("10:05:00"), "b", 2L, 2L, null, "settled"),
+        RowFactory.create(t("10:00:00"), t("10:05:00"), "c", 3L, 3L, null, "settled")), gold);
+    Dataset<Row> now = spark.createDataFrame(List.of(
+        RowFactory.create(t("10:00:00"), t("10:05:00"), "a", 1L, 1L, null, "settled"),
+        RowFactory.create(t("10:00:00"), t("10:05:00"), "b", 2L, 2L, t("11:00:00"), "restated"),
+        RowFactory.create(t("10:00:00"), t("10:05:00"), "c", 3L, 3L, null, "settled")), gold);
+    assertThat(strings(AsOfJob.diff(now, before, PAGE_5M), "concat_ws(' | ', keys, old_values, "
+        + "new_values, coalesce(date_format(corrected_at_before, 'HH:mm'), '-'), "
+        + "coalesce(date_format(corrected_at_after, 'HH:mm'), '-'), status_before, "
+        + "status_after)"))
+        .containsExactly(
+            "{\"page\":\"a\"} | {\"events\":1,\"value_sum\":1} | "
+                + "{\"events\":1,\"value_sum\":1} | - | - | provisional | settled",
+            "{\"page\":\"b\"} | {\"events\":2,\"value_sum\":2} | "
+                + "{\"events\":2,\"value_sum\":2} | - | 11:00 | settled | restated");
   }
 
   @Test

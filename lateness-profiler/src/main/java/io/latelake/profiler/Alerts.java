@@ -60,9 +60,9 @@ public final class Alerts {
     Dataset<Row> out = spark.createDataFrame(List.of(), SCHEMA);
     for (AlertRule r : rules) {
       Column observed = col(r.metric()).cast(DataTypes.DoubleType);
-      Column clockNote = when(col("clock_basis").startsWith("producer")
-          .or(col("clock_basis").startsWith("mixed")),
-          lit(" (Kafka CreateTime: measures the producer's clock)")).otherwise(lit(""));
+      Column clockNote = when(col("create_time_count").gt(0),
+          concat(lit(" ("), col("create_time_count").cast(DataTypes.StringType),
+              lit(" Kafka CreateTime events left out: producer clock)"))).otherwise(lit(""));
       out = out.unionByName(stats.filter(observed.gt(r.above())).select(
           lit(Timestamp.from(raisedAt)).as("raised_at"), lit(ORIGIN).as("origin"),
           lit(r.describe()).as("rule"), col("source").as("subject"), col("arrival_day").as("day"),

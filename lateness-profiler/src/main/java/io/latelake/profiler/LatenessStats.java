@@ -2,6 +2,7 @@ package io.latelake.profiler;
 
 import static org.apache.spark.sql.functions.array;
 import static org.apache.spark.sql.functions.avg;
+import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.count_if;
@@ -11,6 +12,7 @@ import static org.apache.spark.sql.functions.explode;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.min;
+import static org.apache.spark.sql.functions.not;
 import static org.apache.spark.sql.functions.percentile_approx;
 import static org.apache.spark.sql.functions.posexplode;
 import static org.apache.spark.sql.functions.stddev_samp;
@@ -19,6 +21,7 @@ import static org.apache.spark.sql.functions.to_date;
 import static org.apache.spark.sql.functions.unix_micros;
 import static org.apache.spark.sql.functions.when;
 
+import io.latelake.core.dedup.ExactDedup;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,25 +55,48 @@ public final class LatenessStats {
   private LatenessStats() {}
 
   /**
-   * The events the profiler measures, with their lateness.
+   * Every received copy the profiler looks at, marked as measured or not.
    *
-   * <p>Input: bronze rows ({@code event_time}, {@code enqueued_time}, {@code timestamp_type},
-   * {@code source}, {@code error}). Kept: rows with both times and {@code error} null or
-   * {@code FUTURE_EVENT_TIME} (those are the clock-skew events the profile must show, case C10;
-   * they are kept out of the streaming path, not out of the profile).
+   * <p>Input: bronze rows ({@code event_id}, {@code event_time}, {@code enqueued_time},
+   * {@code timestamp_type}, {@code ingest_date}, {@code source}, {@code error}, and the
+   * tie-break columns bronze has: {@code ingested_at}, {@code kafka_partition},
+   * {@code kafka_offset}, {@code source_file}, {@code payload}). Kept: rows with both times and
+   * {@code error} null or {@code FUTURE_EVENT_TIME} (those are the clock-skew events the profile
+   * must show, case C10; they are kept out of the streaming path, not out of the profile).
    *
    * <p>Output: {@code source} string, {@code arrival_day} date (UTC date of enqueued_time),
-   * {@code event_time}, {@code enqueued_time} timestamps, {@code timestamp_type} int,
-   * {@code lateness_s} double = (enqueued_time − event_time) in seconds, microsecond precision,
-   * negative for clock skew.
+   * {@code ingest_date} date, {@code event_time}, {@code enqueued_time} timestamps,
+   * {@code timestamp_type} int, {@code lateness_s} double = (enqueued_time − event_time) in
+   * seconds, microsecond precision, negative for clock skew; {@code redelivery} boolean (not the
+   * first arrival of its {@code event_id} among the rows given: {@link ExactDedup}, the rule of
+   * the correction path; case C30); {@code producer_clock} boolean (Kafka CreateTime: the
+   * enqueued time is the producer's clock, not an arrival time; case C14).
+   */
+  public static Dataset<Row> arrivals(Dataset<Row> bronze) {
+    Dataset<Row> kept = bronze
+        .filter(col("event_time").isNotNull().and(col("enqueued_time").isNotNull())
+            .and(col("error").isNull().or(col("error").equalTo("FUTURE_EVENT_TIME"))));
+    return ExactDedup.withCopyNumber(kept, "_copy")
+        .select(col("source"), to_date(col("enqueued_time")).as("arrival_day"),
+            col("ingest_date"), col("event_time"), col("enqueued_time"), col("timestamp_type"),
+            latenessSeconds().as("lateness_s"), col("_copy").gt(1).as("redelivery"),
+            coalesce(col("timestamp_type").equalTo(CREATE_TIME), lit(false))
+                .as("producer_clock"));
+  }
+
+  /** @return whether an {@link #arrivals} row is measured: a first arrival on a broker clock */
+  public static Column measured() {
+    return not(col("redelivery")).and(not(col("producer_clock")));
+  }
+
+  /**
+   * The events the profiler measures, with their lateness: {@link #arrivals} that are first
+   * arrivals (deduplicated events: lateness is a property of an event's first arrival) with an
+   * enqueued time from the broker's clock (Kafka LogAppendTime, or a file source's arrival time),
+   * never Kafka CreateTime rows. Same columns as {@link #arrivals}.
    */
   public static Dataset<Row> lateness(Dataset<Row> bronze) {
-    return bronze
-        .filter(col("event_time").isNotNull().and(col("enqueued_time").isNotNull())
-            .and(col("error").isNull().or(col("error").equalTo("FUTURE_EVENT_TIME"))))
-        .select(col("source"), to_date(col("enqueued_time")).as("arrival_day"),
-            col("event_time"), col("enqueued_time"), col("timestamp_type"),
-            latenessSeconds().as("lateness_s"));
+    return arrivals(bronze).filter(measured());
   }
 
   /**
@@ -106,6 +132,12 @@ public final class LatenessStats {
   /**
    * Lateness statistics per source and arrival day: the rows of {@code monitoring.lateness_stats}.
    *
+   * <p>Measured rows ({@link #measured}): first arrivals on a broker clock. {@code n}, the
+   * moments, percentiles and every {@code *_count}/{@code *_share} but the two below are over
+   * them (a share is null when n = 0). Kafka CreateTime first arrivals are counted in
+   * {@code create_time_count} and not measured; redelivered copies in {@code redelivery_count},
+   * with {@code redelivery_share} = redeliveries / all received rows of the source and day.
+   *
    * <p>Output schema (seconds, UTC): {@code source} string, {@code arrival_day} date, {@code n}
    * long, {@code mean_s}, {@code stddev_s} (sample; null when n = 1), {@code min_s},
    * {@code p10_s}, {@code p50_s}, {@code p90_s}, {@code p95_s}, {@code p99_s}, {@code p999_s},
@@ -117,30 +149,35 @@ public final class LatenessStats {
    * drops), {@code beyond_correction_count}/{@code _share} (lateness &gt;
    * correction horizon: never corrected), {@code after_publish_count}/{@code _share} (enqueued
    * after the publish time of the event's own UTC day = day start + publish-after),
-   * {@code create_time_count} long (rows with Kafka CreateTime), {@code clock_basis} string
-   * ({@code broker} all LogAppendTime, {@code producer-clock} all CreateTime — the figures then
-   * measure the producer's clock, not arrival —, {@code mixed-producer-clock}, {@code captured}
-   * files/replays), {@code watermark_delay_s}, {@code correction_horizon_s},
-   * {@code publish_after_s} double, {@code accuracy} int, {@code computed_at} timestamp.
+   * {@code create_time_count} long (events with Kafka CreateTime: left out of every figure
+   * above), {@code clock_basis} string ({@code broker} all measured rows LogAppendTime,
+   * {@code producer-clock} only CreateTime rows — nothing measured, n = 0 —,
+   * {@code mixed-producer-clock} some CreateTime rows left out, {@code captured} files/replays),
+   * {@code watermark_delay_s}, {@code correction_horizon_s}, {@code publish_after_s} double,
+   * {@code accuracy} int, {@code computed_at} timestamp, {@code redelivery_count} long
+   * (received copies that are not their event's first arrival), {@code redelivery_share} double.
    *
-   * @param lateness output of {@link #lateness}
+   * @param arrivals output of {@link #arrivals} (or of {@link #lateness}: nothing is then left
+   *     out)
    * @param cfg thresholds and accuracy
    * @param computedAt the run's time
    */
-  public static Dataset<Row> stats(Dataset<Row> lateness, ProfilerConfig cfg, Instant computedAt) {
+  public static Dataset<Row> stats(Dataset<Row> arrivals, ProfilerConfig cfg, Instant computedAt) {
     double wm = cfg.watermarkDelaySeconds();
     double horizon = cfg.correctionHorizonSeconds();
     long publishMicros = cfg.publishAfter().toNanos() / 1000;
-    Column l = col("lateness_s");
-    Column afterPublish = unix_micros(col("enqueued_time"))
-        .gt(unix_micros(date_trunc("DAY", col("event_time"))).plus(publishMicros));
+    Column m = measured();
+    // the lateness of measured rows only; null (ignored by every aggregate) for the others
+    Column l = when(m, col("lateness_s"));
+    Column afterPublish = m.and(unix_micros(col("enqueued_time"))
+        .gt(unix_micros(date_trunc("DAY", col("event_time"))).plus(publishMicros)));
     Column levels = array(java.util.Arrays.stream(LEVELS).mapToObj(v -> lit(v))
         .toArray(Column[]::new));
     // counted apart and joined, so the percentiles see the scan's partitions, not the window's
-    Dataset<Row> behind = lateness.withColumn("_behind", behindWatermark(wm))
+    Dataset<Row> behind = arrivals.filter(m).withColumn("_behind", behindWatermark(wm))
         .groupBy(col("source").as("_b_source"), col("arrival_day").as("_b_day"))
-        .agg(count_if(col("_behind")).as("behind_watermark_count"));
-    Dataset<Row> agg = lateness.groupBy(col("source"), col("arrival_day")).agg(
+        .agg(count_if(col("_behind")).as("_behind_count"));
+    Dataset<Row> agg = arrivals.groupBy(col("source"), col("arrival_day")).agg(
         count(l).as("n"),
         avg(l).as("mean_s"),
         stddev_samp(l).as("stddev_s"),
@@ -151,10 +188,13 @@ public final class LatenessStats {
         count_if(l.gt(wm)).as("beyond_watermark_count"),
         count_if(l.gt(horizon)).as("beyond_correction_count"),
         count_if(afterPublish).as("after_publish_count"),
-        count_if(col("timestamp_type").equalTo(CREATE_TIME)).as("create_time_count"),
-        count_if(col("timestamp_type").equalTo(LOG_APPEND_TIME)).as("_log_append"))
+        count_if(col("producer_clock").and(not(col("redelivery")))).as("create_time_count"),
+        count_if(m.and(col("timestamp_type").equalTo(LOG_APPEND_TIME))).as("_log_append"),
+        count_if(col("redelivery")).as("redelivery_count"),
+        count(lit(1)).as("_received"))
         .join(behind, col("source").equalTo(col("_b_source"))
-            .and(col("arrival_day").equalTo(col("_b_day"))));
+            .and(col("arrival_day").equalTo(col("_b_day"))), "left")
+        .withColumn("behind_watermark_count", coalesce(col("_behind_count"), lit(0L)));
     List<Column> out = new ArrayList<>(List.of(col("source"), col("arrival_day"), col("n"),
         col("mean_s"), col("stddev_s"), col("min_s")));
     for (int i = 0; i < LEVELS.length; i++) {
@@ -164,10 +204,10 @@ public final class LatenessStats {
     for (String c : List.of("negative", "beyond_watermark", "behind_watermark",
         "beyond_correction", "after_publish")) {
       out.add(col(c + "_count"));
-      out.add(col(c + "_count").divide(col("n")).as(c + "_share"));
+      out.add(when(col("n").gt(0), col(c + "_count").divide(col("n"))).as(c + "_share"));
     }
     out.add(col("create_time_count"));
-    out.add(when(col("create_time_count").equalTo(col("n")), lit("producer-clock"))
+    out.add(when(col("create_time_count").gt(0).and(col("n").equalTo(0)), lit("producer-clock"))
         .when(col("create_time_count").gt(0), lit("mixed-producer-clock"))
         .when(col("_log_append").equalTo(col("n")), lit("broker"))
         .otherwise(lit("captured")).as("clock_basis"));
@@ -176,6 +216,8 @@ public final class LatenessStats {
     out.add(lit(cfg.publishAfter().toNanos() / 1e9).as("publish_after_s"));
     out.add(lit(cfg.accuracy()).as("accuracy"));
     out.add(lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));
+    out.add(col("redelivery_count"));
+    out.add(col("redelivery_count").divide(col("_received")).as("redelivery_share"));
     return agg.select(out.toArray(Column[]::new));
   }
 

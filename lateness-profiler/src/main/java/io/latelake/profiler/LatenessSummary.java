@@ -32,7 +32,7 @@ public final class LatenessSummary {
     DayRange range = new DayRange(LocalDate.ofInstant(firstArrival, ZoneOffset.UTC),
         LocalDate.ofInstant(lastArrival, ZoneOffset.UTC));
     long t0 = System.nanoTime();
-    long rows = ProfileJob.readLateness(spark, tables, range).count();
+    long rows = ProfileJob.readLateness(spark, tables, range, cfg.dedupHorizon()).count();
     double countS = (System.nanoTime() - t0) / 1e9;
     ProfileJob.Result p = new ProfileJob(spark, cfg, tables, range, Clock.systemUTC()).run();
     ReportJob.Result r = new ReportJob(spark, cfg, tables, range, Clock.systemUTC()).run();

@@ -33,10 +33,16 @@ import org.slf4j.LoggerFactory;
  *       watermark-drop alert over {@code monitoring.stream_progress} ({@link Alerts#fromDrops}).</li>
  * </ul>
  *
+ * <p><b>What is measured.</b> Events, not copies: of the copies of an {@code event_id}, the first
+ * arrival ({@link io.latelake.core.dedup.ExactDedup}, the correction path's rule) is measured,
+ * the others are counted as redeliveries; Kafka CreateTime rows are counted apart and never
+ * measured (their enqueued time is the producer's clock).
+ *
  * <p><b>What is read.</b> Bronze rows whose UTC {@code to_date(enqueued_time)} lies in the range.
  * Bronze is partitioned by {@code ingest_date}; the read carries the partition filter
  * {@code ingest_date >= from − 1 day} (a record is ingested after it arrived; one day of slack
- * for clock differences), so partitions older than the range are pruned, never listed or read.
+ * for clock differences) widened by the id horizon for the dedup, so older partitions are pruned,
+ * never listed or read.
  */
 public final class ProfileJob {
   private static final Logger LOG = LoggerFactory.getLogger(ProfileJob.class);
@@ -84,22 +90,41 @@ public final class ProfileJob {
   }
 
   /**
-   * Bronze rows of the range with their lateness ({@link LatenessStats#lateness} schema).
+   * Received copies of the range ({@link LatenessStats#arrivals} schema), first arrivals told
+   * from redeliveries over the id horizon: bronze is read from ingest date
+   * {@code from − 1 day − dedupHorizon} on, so a copy that first arrived before the range makes
+   * its in-range copy a redelivery; the rows returned are those with ingest date
+   * {@code >= from − 1 day} and an arrival day in the range.
    *
+   * @param dedupHorizon the id horizon ({@code lake.correction.dedup-horizon})
    * @throws LatelakeException (exit 2) when there is no bronze table
    */
-  public static Dataset<Row> readLateness(SparkSession spark, TableRegistry tables,
-      DayRange range) {
+  public static Dataset<Row> readArrivals(SparkSession spark, TableRegistry tables,
+      DayRange range, Duration dedupHorizon) {
     String path = tables.bronzeEvents();
     if (!DeltaTables.exists(spark, path)) {
       throw new LatelakeException("Cannot profile lateness: no bronze table at '" + path
           + "' (lake.root); run bronze first", ExitCode.USAGE);
     }
+    long horizonDays = (dedupHorizon.toSeconds() + 86_399) / 86_400;
+    java.time.LocalDate first = range.from().minusDays(1);
     Dataset<Row> bronze = spark.read().format("delta").load(path)
-        .filter(col("ingest_date").geq(lit(java.sql.Date.valueOf(range.from().minusDays(1)))));
-    return LatenessStats.lateness(bronze)
-        .filter(col("arrival_day").geq(lit(java.sql.Date.valueOf(range.from())))
+        .filter(col("ingest_date").geq(lit(java.sql.Date.valueOf(first.minusDays(horizonDays)))));
+    return LatenessStats.arrivals(bronze)
+        .filter(col("ingest_date").geq(lit(java.sql.Date.valueOf(first)))
+            .and(col("arrival_day").geq(lit(java.sql.Date.valueOf(range.from()))))
             .and(col("arrival_day").leq(lit(java.sql.Date.valueOf(range.to())))));
+  }
+
+  /**
+   * The measured events of the range with their lateness: {@link #readArrivals} that are first
+   * arrivals on a broker clock ({@link LatenessStats#measured}).
+   *
+   * @throws LatelakeException (exit 2) when there is no bronze table
+   */
+  public static Dataset<Row> readLateness(SparkSession spark, TableRegistry tables,
+      DayRange range, Duration dedupHorizon) {
+    return readArrivals(spark, tables, range, dedupHorizon).filter(LatenessStats.measured());
   }
 
   /**
@@ -111,15 +136,17 @@ public final class ProfileJob {
   public Result run() {
     long started = System.nanoTime();
     Instant now = clock.instant();
-    Dataset<Row> lateness = readLateness(spark, tables, range)
+    Dataset<Row> arrivals = readArrivals(spark, tables, range, cfg.dedupHorizon())
         .persist(StorageLevel.MEMORY_AND_DISK());
+    Dataset<Row> lateness = arrivals.filter(LatenessStats.measured());
     try {
-      Dataset<Row> stats = LatenessStats.stats(lateness, cfg, now);
+      Dataset<Row> stats = LatenessStats.stats(arrivals, cfg, now);
       List<Row> statsRows = stats.orderBy(col("source"), col("arrival_day")).collectAsList();
       Dataset<Row> fresh = spark.createDataFrame(statsRows, stats.schema());
       String statsPath = tables.monitoring("lateness_stats");
       if (DeltaTables.exists(spark, statsPath)) {
-        fresh.write().format("delta").mode("overwrite")
+        // mergeSchema: tables written before redelivery_count/_share existed gain the columns
+        fresh.write().format("delta").mode("overwrite").option("mergeSchema", "true")
             .option("replaceWhere", range.predicate("arrival_day")).save(statsPath);
       } else {
         fresh.write().format("delta").mode("overwrite").save(statsPath);
@@ -149,7 +176,7 @@ public final class ProfileJob {
       return new Result(range, statsRows, adviceRows, alertRows,
           Duration.ofNanos(System.nanoTime() - started));
     } finally {
-      lateness.unpersist();
+      arrivals.unpersist();
     }
   }
 
@@ -161,9 +188,15 @@ public final class ProfileJob {
           r.getAs("negative_share"), r.getAs("beyond_watermark_count"), r.getAs("clock_basis"));
       long createTime = r.getAs("create_time_count");
       if (createTime > 0) {
-        LOG.warn("lateness {} {}: {} rows carry Kafka CreateTime timestamps: their lateness "
-            + "measures the producer's clock, not arrival", r.getAs("source"),
+        LOG.warn("lateness {} {}: {} events carry Kafka CreateTime timestamps (the producer's "
+            + "clock, not arrival): counted apart, left out of the figures", r.getAs("source"),
             r.getAs("arrival_day"), createTime);
+      }
+      long redeliveries = r.getAs("redelivery_count");
+      if (redeliveries > 0) {
+        LOG.info("lateness {} {}: {} redelivered copies ({} of received rows) counted apart, "
+            + "not as events", r.getAs("source"), r.getAs("arrival_day"), redeliveries,
+            r.getAs("redelivery_share"));
       }
     }
     for (Row r : advice) {

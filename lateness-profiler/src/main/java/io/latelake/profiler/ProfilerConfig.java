@@ -25,11 +25,14 @@ import java.util.List;
  * @param dropMaxCount drop alert count limit (0: off)
  * @param dropMaxShare drop alert share limit (0: off)
  * @param reportDir folder of the HTML report
+ * @param dedupHorizon id horizon of the exact dedup ({@code lake.correction.dedup-horizon}, the
+ *     correction path's): copies ingested this long before the profiled days are read to tell
+ *     a redelivery from a first arrival
  */
 public record ProfilerConfig(int lookbackDays, int accuracy, Duration watermarkDelay,
     Duration correctionHorizon, Duration publishAfter, List<Double> watermarkCoverage,
     double correctionCoverage, int cdfSteps, List<AlertRule> rules, int dropWindowBatches,
-    long dropMaxCount, double dropMaxShare, String reportDir) {
+    long dropMaxCount, double dropMaxShare, String reportDir, Duration dedupHorizon) {
 
   public ProfilerConfig {
     watermarkCoverage = List.copyOf(watermarkCoverage);
@@ -79,7 +82,8 @@ public record ProfilerConfig(int lookbackDays, int accuracy, Duration watermarkD
       dir = Settings.of(root).string("lake.root") + "/reports/lateness";
     }
     return new ProfilerConfig(lookback, accuracy, watermark, horizon, publish, coverage,
-        correction, steps, rules, window, maxCount, maxShare, dir);
+        correction, steps, rules, window, maxCount, maxShare, dir,
+        Settings.of(root).positiveDuration("lake.correction.dedup-horizon"));
   }
 
   private static List<Double> shares(Settings s, Config root, String path) {

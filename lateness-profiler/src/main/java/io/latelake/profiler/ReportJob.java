@@ -108,7 +108,8 @@ public final class ReportJob {
         .sorted(java.util.Comparator.comparing((Row r) -> !"watermark".equals(r.getAs("kind")))
             .thenComparing(r -> r.<Double>getAs("coverage")))
         .toList();
-    List<Row> hist = histogram(ProfileJob.readLateness(spark, tables, range)).collectAsList();
+    List<Row> hist = histogram(ProfileJob.readLateness(spark, tables, range,
+        cfg.dedupHorizon())).collectAsList();
     Map<String, Map<Long, Long>> drops = new TreeMap<>();
     if (DeltaTables.exists(spark, tables.streamProgress())) {
       for (Row r : spark.read().format("delta").load(tables.streamProgress())
@@ -214,7 +215,8 @@ public final class ReportJob {
     String[] cols = {"arrival_day", "n", "min_s", "p50_s", "p90_s", "p95_s", "p99_s", "p999_s",
         "max_s", "negative_share", "beyond_watermark_share", "behind_watermark_count",
         "behind_watermark_share",
-        "beyond_correction_share", "after_publish_share", "clock_basis"};
+        "beyond_correction_share", "after_publish_share", "redelivery_count",
+        "create_time_count", "clock_basis"};
     html.append("<table><tr>");
     for (String c : cols) {
       html.append("<th>").append(c).append("</th>");

@@ -57,7 +57,9 @@ final class Fixtures {
     Instant base = Instant.parse(baseEventTime);
     for (int i = 0; i < lateness.length; i++) {
       Instant enq = base.plusNanos(Math.round(lateness[i] * 1e9));
-      rows.add(row(source + "-" + i, base.toString(), enq.toString(), null, source, null));
+      // ids unique per source, base time and index: distinct events, never copies of each other
+      rows.add(row(source + "-" + baseEventTime + "-" + i, base.toString(), enq.toString(), null,
+          source, null));
     }
     return rows;
   }

@@ -71,12 +71,33 @@ class ProfileJobTest extends SparkTestBase {
     rows.add(Fixtures.row("pruned", "2024-05-14T10:00:00Z", "2024-05-14T10:00:04Z", null, "web",
         null, "2024-05-10"));
     TableRegistry tables = lake(dir, rows);
-    Dataset<Row> read = ProfileJob.readLateness(spark, tables, DayRange.parse("2024-05-14"));
+    Dataset<Row> read = ProfileJob.readLateness(spark, tables, DayRange.parse("2024-05-14"),
+        java.time.Duration.ofDays(1));
     assertThat(read.collectAsList()).extracting(r -> r.getAs("lateness_s"))
         .containsExactlyInAnyOrder(1.0, 2.0);
     assertThat(read.queryExecution().executedPlan().toString())
         .contains("PartitionFilters: [isnotnull(ingest_date")
         .contains("(ingest_date#");
+  }
+
+  @Test
+  void aCopyWhoseFirstArrivalWasBeforeTheRangeIsARedeliveryNotAnEvent(@TempDir Path dir) {
+    List<Row> rows = new ArrayList<>();
+    // first arrival on 2024-05-13 (a day before the profiled range), its copy on the 14th
+    rows.add(Fixtures.row("a", "2024-05-13T23:58:00Z", "2024-05-13T23:59:00Z", null, "web", null,
+        "2024-05-13"));
+    rows.add(Fixtures.row("a", "2024-05-13T23:58:00Z", "2024-05-14T00:10:00Z", null, "web", null,
+        "2024-05-14"));
+    rows.add(Fixtures.row("b", "2024-05-14T10:00:00Z", "2024-05-14T10:00:05Z", null, "web", null,
+        "2024-05-14"));
+    TableRegistry tables = lake(dir, rows);
+    ProfileJob.Result r = new ProfileJob(spark, Fixtures.profiler(), tables,
+        DayRange.parse("2024-05-14"), CLOCK).run();
+    assertThat(r.stats())
+        .extracting(s -> s.getAs("arrival_day").toString(), s -> s.getAs("n"),
+            s -> s.getAs("p50_s"), s -> s.getAs("redelivery_count"),
+            s -> s.getAs("redelivery_share"))
+        .containsExactly(tuple("2024-05-14", 1L, 5.0, 1L, 0.5));
   }
 
   @Test

@@ -85,11 +85,11 @@ class RealDataProfileTest extends SparkTestBase {
   private ProfileJob.Result profileAndTime(TableRegistry tables, ProfilerConfig cfg,
       DayRange range, String name) {
     long t0 = System.nanoTime();
-    long plain = ProfileJob.readLateness(spark, tables, range).count();
+    long plain = ProfileJob.readLateness(spark, tables, range, cfg.dedupHorizon()).count();
     long countNanos = System.nanoTime() - t0;
     ProfileJob.Result r = new ProfileJob(spark, cfg, tables, range, CLOCK).run();
     long t1 = System.nanoTime();
-    ProfileJob.readLateness(spark, tables, range).count();
+    ProfileJob.readLateness(spark, tables, range, cfg.dedupHorizon()).count();
     long countAfterNanos = System.nanoTime() - t1;
     figures.append(String.format("%s: profiler wall time %d ms for %d rows; plain count() of the "
             + "same bronze rows %d ms before, %d ms after the profile%n", name,
@@ -137,7 +137,8 @@ class RealDataProfileTest extends SparkTestBase {
             .offset(1e-9));
     assertThat(day.<Long>getAs("negative_count")).isZero();
     assertThat(day.<String>getAs("clock_basis")).isEqualTo("captured");
-    double[] sorted = sortedLateness(ProfileJob.readLateness(spark, tables, range));
+    double[] sorted = sortedLateness(ProfileJob.readLateness(spark, tables, range,
+        cfg.dedupHorizon()));
     checkPercentiles(day, sorted, ref, cfg.accuracy());
     // with n = 46800 and accuracy 10000 the band is ±5 ranks; these are the values returned
     assertThat(Arrays.asList(day.<Double>getAs("p50_s"), day.<Double>getAs("p95_s"),
@@ -163,7 +164,7 @@ class RealDataProfileTest extends SparkTestBase {
         "lake.profiler.report-dir=target/report-curl-commits");
     DayRange range = DayRange.parse("1999-12-29..2026-08-22");
     ProfileJob.Result r = profileAndTime(tables, cfg, range, "curl-commits");
-    Dataset<Row> lateness = ProfileJob.readLateness(spark, tables, range);
+    Dataset<Row> lateness = ProfileJob.readLateness(spark, tables, range, cfg.dedupHorizon());
     double[] sorted = sortedLateness(lateness);
     assertThat((long) sorted.length).isEqualTo(ref.get("records").asLong());
     assertThat(r.stats().stream().mapToLong(s -> s.<Long>getAs("n")).sum()).isEqualTo(85752L);
