@@ -138,19 +138,19 @@ public final class Bench {
     double oneQuery = 0;
     for (int i = 0; i < data.sliceCount(); i++) {
       data.writeSlice(i, landing);
-      bronze += time(() -> new BronzeJob(spark, bc, t, Duration.ZERO).run());
+      bronze += time(() -> new BronzeJob(spark, bc, t).run());
       if (on("ingest")) {
         json += time(() -> Baselines.ingestFromJson(spark, landing.toString(), ref + "/json",
             ref + "/_checkpoints/json"));
         bare += time(() -> Baselines.ingestBareCopy(spark, landing.toString(), ref + "/bare",
             ref + "/_checkpoints/bare"));
       }
-      silver += time(() -> new SilverJob(spark, sc, t, Duration.ZERO).run());
+      silver += time(() -> new SilverJob(spark, sc, t).run());
       if (on("dedup")) {
         wmOnly += time(() -> Baselines.watermarkOnly(spark, t.bronzeEvents(), ref + "/silver",
             ref + "/_checkpoints/silver", sc.watermarkDelay()));
       }
-      gold += time(() -> new GoldJob(spark, gc, t, Duration.ZERO).run());
+      gold += time(() -> new GoldJob(spark, gc, t).run());
       if (on("publish")) {
         append += time(() -> Baselines.appendAggregate(spark, t.silverEvents(),
             ref + "/gold-append", ref + "/_checkpoints/gold-append", gc.watermarkDelay(),
@@ -229,7 +229,7 @@ public final class Bench {
       shifted = shifted == null ? s : shifted.union(s);
     }
     shifted.write().format("delta").mode("overwrite").save(lt.silverEvents());
-    new GoldJob(spark, gc, lt, Duration.ZERO).run();
+    new GoldJob(spark, gc, lt).run();
     double seconds = 0;
     Instant prev = Instant.EPOCH;
     for (int i = 0; i < data.sliceCount(); i++) {
@@ -238,7 +238,7 @@ public final class Bench {
               .and(col("enqueued_time").leq(lit(Timestamp.from(end)))))
           .write().format("delta").mode("append").save(lt.silverEvents());
       prev = end;
-      seconds += time(() -> new GoldJob(spark, gc, lt, Duration.ZERO).run());
+      seconds += time(() -> new GoldJob(spark, gc, lt).run());
     }
     LOG.info("repeat {}: gold over a 4x table took {} s", r + 1, seconds);
     return seconds;
@@ -251,9 +251,9 @@ public final class Bench {
     CorrectionConfig cc = CorrectionConfig.fromConfig(cfg);
     new CorrectJob(spark, cc, t, List.of(metric), Optional.of(Instant.EPOCH)).run();
     data.writeLateBatch(landing);
-    new BronzeJob(spark, bc, t, Duration.ZERO).run();
-    new SilverJob(spark, sc, t, Duration.ZERO).run();
-    new GoldJob(spark, gc, t, Duration.ZERO).run();
+    new BronzeJob(spark, bc, t).run();
+    new SilverJob(spark, sc, t).run();
+    new GoldJob(spark, gc, t).run();
     CorrectJob.Result[] result = new CorrectJob.Result[1];
     double ours = time(() -> result[0] = new CorrectJob(spark, cc, t,
         List.of(metric), Optional.empty()).run());
@@ -349,9 +349,9 @@ public final class Bench {
     for (int i = 0; i < data.sliceCount(); i++) {
       data.writeSlice(i, landing);
       seconds += time(() -> {
-        new BronzeJob(spark, bc, t, Duration.ZERO).run();
-        new SilverJob(spark, sc, t, Duration.ZERO).run();
-        new GoldJob(spark, gc, t, Duration.ZERO).run();
+        new BronzeJob(spark, bc, t).run();
+        new SilverJob(spark, sc, t).run();
+        new GoldJob(spark, gc, t).run();
       });
     }
     return seconds;
