@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.config.Settings;
+import java.io.Serializable;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -37,7 +38,7 @@ public record EventSchema(
     TimeFormat timeFormat,
     List<FieldSpec> fields,
     Instant minEventTime,
-    Duration futureSkewTolerance) {
+    Duration futureSkewTolerance) implements Serializable {
 
   /** Column names latelake's tables use itself; a payload field must not take one of them. */
   public static final Set<String> RESERVED = Set.of(
@@ -121,9 +122,11 @@ public record EventSchema(
       throw LakeConfigException.invalid(s.key("min-event-time"), v,
           "expected an ISO-8601 UTC instant such as 2000-01-01T00:00:00Z");
     }
-    if (t.isBefore(Instant.parse("0001-01-01T00:00:00Z"))) {
+    if (!t.isAfter(Instant.EPOCH)) {
+      // Spark's event-time watermark starts at the epoch: an event at or before it would be
+      // dropped by silver's first micro-batch without passing through any count.
       throw LakeConfigException.invalid(s.key("min-event-time"), v,
-          "must not be before 0001-01-01T00:00:00Z, the earliest time Spark can store");
+          "must be after 1970-01-01T00:00:00Z, where Spark's event-time watermark starts");
     }
     return t;
   }

@@ -146,10 +146,14 @@ class BronzeRowsTest extends SparkTestBase {
         "before|1999-12-31T23:59:59.999|-|EVENT_TIME_BEFORE_MIN|Event time "
             + "1999-12-31T23:59:59.999999Z is before lake.event.min-event-time "
             + "2000-01-01T00:00:00Z.");
-    assertThat(parse(schema("lake.event.min-event-time=\"1960-01-01T00:00:00Z\""),
-        ev("\"y1969\"", "\"1969-12-31T23:59:59Z\"", ""), ev("\"neg\"", "-1", "")))
-        .containsExactly("y1969|1969-12-31T23:59:59.000|-|OK|-",
-            "neg|1969-12-31T23:59:59.000|-|OK|-");
+    assertThat(parse(schema("lake.event.min-event-time=\"1970-01-01T00:00:00.000001Z\""),
+        ev("\"y1999\"", "\"1999-12-31T23:59:59Z\"", ""), ev("\"tiny\"", "0.000001", ""),
+        ev("\"zero\"", "0", "")))
+        .containsExactly("y1999|1999-12-31T23:59:59.000|-|OK|-",
+            "tiny|1970-01-01T00:00:00.000|-|OK|-",
+            "zero|1970-01-01T00:00:00.000|-|EVENT_TIME_BEFORE_MIN|Event time "
+                + "1970-01-01T00:00:00Z is before lake.event.min-event-time "
+                + "1970-01-01T00:00:00.000001Z.");
   }
 
   @Test
@@ -302,9 +306,12 @@ class BronzeRowsTest extends SparkTestBase {
         "'web' AS source", "CAST(NULL AS INT) AS kafka_partition",
         "CAST(NULL AS BIGINT) AS kafka_offset", "'f.jsonl' AS source_file",
         "CAST(NULL AS TIMESTAMP) AS enqueued_time", "CAST(NULL AS INT) AS timestamp_type");
-    String plan = BronzeRows.parse(records, schema(), Optional.of("enqueued_time"))
-        .queryExecution().optimizedPlan().toString();
+    Dataset<Row> bronze = BronzeRows.parse(records, schema(), Optional.of("enqueued_time"));
+    String plan = bronze.queryExecution().optimizedPlan().toString();
     assertThat(plan.split("read_event\\(", -1)).hasSize(2);
+    // Read on the executors: the parser travels with the task.
+    assertThat(bronze.selectExpr("concat(payload, ' ', error)").as(Encoders.STRING())
+        .collectAsList()).containsExactly("0 MALFORMED", "1 MALFORMED", "2 MALFORMED");
   }
 
   @Test

@@ -32,10 +32,10 @@ class EventSchemaTest {
         .isInstanceOf(LakeConfigException.class)
         .hasMessage("Invalid value 'yesterday' for key 'lake.event.min-event-time': expected an "
             + "ISO-8601 UTC instant such as 2000-01-01T00:00:00Z");
-    assertThatThrownBy(() -> load("lake.event.min-event-time=\"-0005-01-01T00:00:00Z\""))
+    assertThatThrownBy(() -> load("lake.event.min-event-time=\"1970-01-01T00:00:00Z\""))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value '-0005-01-01T00:00:00Z' for key 'lake.event.min-event-time': "
-            + "must not be before 0001-01-01T00:00:00Z, the earliest time Spark can store");
+        .hasMessage("Invalid value '1970-01-01T00:00:00Z' for key 'lake.event.min-event-time': "
+            + "must be after 1970-01-01T00:00:00Z, where Spark's event-time watermark starts");
     assertThatThrownBy(() -> load("lake.event.id-type=double"))
         .isInstanceOf(LakeConfigException.class)
         .hasMessage("Invalid value 'double' for key 'lake.event.id-type': expected string (JSON "
