@@ -3,6 +3,7 @@ package io.latelake.core.event;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latelake.core.config.ConfigLoader;
+import io.latelake.core.testing.HostileRecords;
 import io.latelake.core.testing.SparkTestBase;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -298,6 +299,28 @@ class BronzeRowsTest extends SparkTestBase {
             + "milliseconds (from 1e11, below 1e14) (lake.event.time-format = auto).",
         "big|2024-05-14T10:01:00.000|-|INVALID_FIELD|Field 'value' holds the number 1e400, "
             + "which is not a long.");
+  }
+
+  @Test
+  void everyHostileRecordGetsTheReasonOfItsKind() {
+    List<HostileRecords.Record> corpus = HostileRecords.generate(7L, 2, 200,
+        java.time.Instant.parse("2024-05-14T10:00:00Z")).stream().flatMap(List::stream).toList();
+    Dataset<Row> records = spark.createDataset(corpus.stream().map(HostileRecords.Record::bytes)
+        .toList(), Encoders.BINARY()).toDF("value")
+        .selectExpr("CAST(value AS STRING) AS payload", "'web' AS source",
+            "CAST(NULL AS INT) AS kafka_partition", "CAST(NULL AS BIGINT) AS kafka_offset",
+            "'f.jsonl' AS source_file", "CAST(NULL AS TIMESTAMP) AS enqueued_time",
+            "CAST(NULL AS INT) AS timestamp_type");
+    List<String> actual = new ArrayList<>();
+    for (Row r : BronzeRows.parse(records, schema(), Optional.of("enqueued_time"))
+        .select("payload", "payload_bytes", "error", "error_detail").collectAsList()) {
+      String key = r.isNullAt(1) ? r.getString(0)
+          : HostileRecords.Record.key((byte[]) r.get(1));
+      actual.add(key + " -> " + (r.isNullAt(2) ? "valid" : r.getString(2))
+          + (r.isNullAt(2) == r.isNullAt(3) ? "" : " (detail does not match error)"));
+    }
+    assertThat(actual).containsExactlyElementsOf(corpus.stream()
+        .map(c -> c.key() + " -> " + (c.error() == null ? "valid" : c.error())).toList());
   }
 
   @Test
