@@ -1,9 +1,13 @@
 package io.latelake.core.event;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.config.Settings;
+import java.io.Serializable;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -11,29 +15,38 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Typed view of {@code lake.event}: which payload field is the event id, which is the event time
- * and how it is written, which further fields become columns, and the future-skew tolerance.
+ * Typed view of {@code lake.event}: which payload field is the event id and of which JSON type,
+ * which is the event time and how it is written, which further fields become columns, the
+ * earliest plausible event time and the future-skew tolerance.
  *
  * @param sourceName bronze {@code source} for inputs without a topic
  * @param idField payload field of the event id
+ * @param idType JSON type the event id must have: {@link FieldType#STRING} (JSON strings only)
+ *     or {@link FieldType#LONG} (JSON whole numbers only, kept as their decimal text)
  * @param timeField payload field of the event time
  * @param timeFormat how the event time is written
  * @param fields further fields parsed into columns
+ * @param minEventTime earliest plausible event time (UTC); earlier ones are
+ *     {@link ErrorCode#EVENT_TIME_BEFORE_MIN}
  * @param futureSkewTolerance how far event time may run ahead of enqueued time
  */
 public record EventSchema(
     String sourceName,
     String idField,
+    FieldType idType,
     String timeField,
     TimeFormat timeFormat,
     List<FieldSpec> fields,
-    Duration futureSkewTolerance) {
+    Instant minEventTime,
+    Duration futureSkewTolerance) implements Serializable {
 
   /** Column names latelake's tables use itself; a payload field must not take one of them. */
   public static final Set<String> RESERVED = Set.of(
       "event_id", "event_time", "enqueued_time", "timestamp_type", "ingested_at", "ingest_date",
       "source", "kafka_partition", "kafka_offset", "source_file", "payload", "error",
       "error_detail", "lateness_s", "window_start", "window_end", "updated_at", "corrected_at");
+
+  private static final Set<String> FIELD_KEYS = Set.of("name", "type", "blank-as-null");
 
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
@@ -60,8 +73,9 @@ public record EventSchema(
     for (int i = 0; i < list.size(); i++) {
       Settings f = new Settings(list.get(i), s.key("fields") + "[" + i + "]");
       for (String k : list.get(i).root().keySet()) {
-        if (!k.equals("name") && !k.equals("type")) {
-          throw new LakeConfigException("Unknown key '" + f.key(k) + "': a field has only name and type");
+        if (!FIELD_KEYS.contains(k)) {
+          throw new LakeConfigException("Unknown key '" + f.key(k)
+              + "': a field has only name, type and blank-as-null");
         }
       }
       String name = identifier(f, "name", f.string("name"));
@@ -76,10 +90,45 @@ public record EventSchema(
       FieldType type = FieldType.parse(typeName).orElseThrow(() ->
           LakeConfigException.invalid(f.key("type"), typeName,
               "expected one of string, long, double, boolean, timestamp"));
-      fields.add(new FieldSpec(name, type));
+      fields.add(new FieldSpec(name, type, blankAsNull(f, list.get(i))));
     }
-    return new EventSchema(s.string("source-name"), idField, timeField, format,
-        List.copyOf(fields), s.duration("future-skew-tolerance"));
+    String idTypeName = s.string("id-type");
+    FieldType idType = FieldType.parse(idTypeName)
+        .filter(t -> t == FieldType.STRING || t == FieldType.LONG)
+        .orElseThrow(() -> LakeConfigException.invalid(s.key("id-type"), idTypeName,
+            "expected string (JSON strings only) or long (JSON whole numbers only)"));
+    return new EventSchema(s.string("source-name"), idField, idType, timeField, format,
+        List.copyOf(fields), minEventTime(s), s.duration("future-skew-tolerance"));
+  }
+
+  private static boolean blankAsNull(Settings f, Config field) {
+    if (!field.hasPath("blank-as-null")) {
+      return false;
+    }
+    try {
+      return field.getBoolean("blank-as-null");
+    } catch (ConfigException.WrongType e) {
+      throw LakeConfigException.invalid(f.key("blank-as-null"),
+          field.getValue("blank-as-null").unwrapped(), "expected true or false");
+    }
+  }
+
+  private static Instant minEventTime(Settings s) {
+    String v = s.string("min-event-time");
+    Instant t;
+    try {
+      t = Instant.parse(v);
+    } catch (DateTimeParseException e) {
+      throw LakeConfigException.invalid(s.key("min-event-time"), v,
+          "expected an ISO-8601 UTC instant such as 2000-01-01T00:00:00Z");
+    }
+    if (!t.isAfter(Instant.EPOCH)) {
+      // Spark's event-time watermark starts at the epoch: an event at or before it would be
+      // dropped by silver's first micro-batch without passing through any count.
+      throw LakeConfigException.invalid(s.key("min-event-time"), v,
+          "must be after 1970-01-01T00:00:00Z, where Spark's event-time watermark starts");
+    }
+    return t;
   }
 
   private static String identifier(Settings s, String key, String value) {
