@@ -95,6 +95,9 @@ public final class BronzeJob {
         .format("delta")
         .outputMode("append")
         .partitionBy("ingest_date")
+        // A bronze table written by an earlier version lacks newer columns (payload_bytes):
+        // Delta adds them on the first append instead of refusing the stream.
+        .option("mergeSchema", "true")
         .option("checkpointLocation", checkpoint)
         .trigger(config.trigger().toTrigger())
         .start(path);
