@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  *     ({@code lake.catalog.databases.gold})
  * @param monitoringDb database of the monitoring tables ({@code lake.catalog.databases.monitoring})
  * @param horizon {@code lake.correction.horizon}: a window is settled this long after its end
- * @param metrics the configured gold metrics
+ * @param metrics the configured gold metrics (may be empty: tables are still registered)
  * @param tables the lake's paths
  */
 public record CatalogConfig(boolean enabled, String bronzeDb, String goldDb, String monitoringDb,
@@ -44,7 +44,8 @@ public record CatalogConfig(boolean enabled, String bronzeDb, String goldDb, Str
     }
     return new CatalogConfig(enabled, database(s, "bronze"), database(s, "gold"),
         database(s, "monitoring"), s.positiveDuration("lake.correction.horizon"),
-        Metrics.fromConfig(config), TableRegistry.fromConfig(config));
+        config.getObject("lake.gold.metrics").isEmpty() ? List.of() : Metrics.fromConfig(config),
+        TableRegistry.fromConfig(config));
   }
 
   private static String database(Settings s, String layer) {

@@ -14,8 +14,8 @@ import java.util.regex.Pattern;
  * source}, cells separated by lines {@code -- COMMAND ----------}, markdown cells written as
  * {@code -- MAGIC %md} followed by {@code -- MAGIC <text>} lines. Parameters are Databricks
  * widgets: a cell of {@code CREATE WIDGET TEXT name DEFAULT 'value'} statements declares them,
- * and queries refer to them as named parameter markers {@code :name}, bound as string literals
- * by Spark (never pasted into the SQL text).
+ * and queries refer to them as named parameter markers {@code :name}, each bound as a quoted and
+ * escaped SQL string literal ({@link Statements#bind}).
  *
  * @param name file name without {@code .sql}
  * @param cells the cells in order

@@ -91,9 +91,9 @@ public final class NotebookRunner {
         List<String> statements = Statements.split(cell.text());
         for (int i = 0; i < statements.size(); i++) {
           String label = "cell " + index + " statement " + (i + 1);
-          ReadOnlyGuard.check(spark, statements.get(i), label);
-          Dataset<Row> df = spark.sql(statements.get(i), Map.<String, Object>copyOf(
-              used(statements.get(i), params)));
+          String bound = Statements.bind(statements.get(i), params);
+          ReadOnlyGuard.check(spark, bound, label);
+          Dataset<Row> df = spark.sql(bound);
           last = ResultTable.of(df, maxRows);
         }
         long ms = (System.nanoTime() - start) / 1_000_000;
@@ -111,17 +111,6 @@ public final class NotebookRunner {
       }
     }
     return new Result(notebook, params, out);
-  }
-
-  /** @return the parameters whose marker {@code :name} occurs in the statement */
-  private static Map<String, String> used(String statement, Map<String, String> params) {
-    Map<String, String> out = new LinkedHashMap<>();
-    for (Map.Entry<String, String> e : params.entrySet()) {
-      if (java.util.regex.Pattern.compile(":" + e.getKey() + "\\b").matcher(statement).find()) {
-        out.put(e.getKey(), e.getValue());
-      }
-    }
-    return out;
   }
 
   /** @return the run as a self-contained HTML page */

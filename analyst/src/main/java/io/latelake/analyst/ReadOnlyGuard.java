@@ -35,7 +35,8 @@ public final class ReadOnlyGuard {
       "RebalancePartitions", "UnresolvedSubqueryColumnAliases", "Range",
       "PlanWithUnresolvedIdentifier", "UnresolvedHaving", "NamedParametersSupport",
       // SHOW and DESCRIBE
-      "ShowTables", "ShowTablesExtended", "ShowViews", "ShowNamespaces", "ShowColumns",
+      "ShowTables", "ShowTablesExtended", "ShowViews", "ShowNamespaces", "ShowNamespacesCommand",
+      "ShowColumns",
       "ShowTableProperties", "ShowCreateTable", "ShowPartitions", "ShowFunctions",
       "DescribeRelation", "DescribeColumn", "DescribeNamespace", "DescribeFunction",
       "UnresolvedNamespace", "UnresolvedTableOrView", "UnresolvedTable", "UnresolvedView",
@@ -83,7 +84,7 @@ public final class ReadOnlyGuard {
     try {
       return spark.sessionState().sqlParser().parsePlan(statement);
     } catch (ParseException e) {
-      throw new LatelakeException("Cannot parse " + label + ": " + e.getMessage(),
+      throw new LatelakeException("Cannot parse " + label + ": " + e.getMessage().strip(),
           ExitCode.USAGE, e);
     }
   }

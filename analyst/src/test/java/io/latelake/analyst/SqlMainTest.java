@@ -165,6 +165,9 @@ class SqlMainTest extends SparkTestBase {
     assertThat(versions()).isEqualTo(before);
     assertThat(Statements.split("SELECT ';' AS a; SELECT `;` FROM t /* ; */; -- ;\n"))
         .containsExactly("SELECT ';' AS a", "SELECT `;` FROM t /* ; */");
+    assertThat(Statements.bind("SELECT :a, ':a', x::int, :b -- :a\nFROM t WHERE c=:a",
+        java.util.Map.of("a", "it's \\")))
+        .isEqualTo("SELECT 'it\\'s \\\\', ':a', x::int, :b -- :a\nFROM t WHERE c='it\\'s \\\\'");
     assertThatThrownBy(() -> run("SELECT 1 SELECT 2", "table"))
         .isInstanceOfSatisfying(LatelakeException.class,
             e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))

@@ -1,5 +1,8 @@
 package io.latelake.cli;
 
+import io.latelake.analyst.CatalogMain;
+import io.latelake.analyst.NotebookMain;
+import io.latelake.analyst.SqlMain;
 import io.latelake.app.DemoCommand;
 import io.latelake.bronze.BronzeMain;
 import io.latelake.bronze.replay.ReplayMain;
@@ -27,7 +30,7 @@ import picocli.CommandLine.Command;
     subcommands = {BronzeMain.class, SilverMain.class, GoldMain.class, DemoCommand.class,
         ReplayMain.class, CorrectMain.class, ApplyCorrectionsMain.class, RebuildMain.class,
         CascadeMain.class, AuditMain.class, AsOfMain.class, ProfileMain.class,
-        ReportMain.class})
+        ReportMain.class, CatalogMain.class, SqlMain.class, NotebookMain.class})
 public final class LatelakeCli implements Runnable {
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;
