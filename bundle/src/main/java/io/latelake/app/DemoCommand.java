@@ -98,6 +98,9 @@ public final class DemoCommand implements Callable<Integer> {
               .min(java.util.Comparator.naturalOrder()).orElse(java.time.Instant.EPOCH),
           slices.stream().flatMap(List::stream).map(CapturedEvents.Event::arrival)
               .max(java.util.Comparator.naturalOrder()).orElse(java.time.Instant.EPOCH));
+      // analyst: tables and status views by name, and what to type next.
+      spark.stop();
+      io.latelake.analyst.DemoCatalog.registerAndSuggest(out, config, options.configFile());
       return ExitCode.OK.code();
     } finally {
       spark.stop();

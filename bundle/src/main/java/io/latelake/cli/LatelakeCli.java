@@ -1,5 +1,8 @@
 package io.latelake.cli;
 
+import io.latelake.analyst.CatalogMain;
+import io.latelake.analyst.NotebookMain;
+import io.latelake.analyst.SqlMain;
 import io.latelake.app.DemoCommand;
 import io.latelake.app.RunMain;
 import io.latelake.bronze.BronzeMain;
@@ -29,7 +32,7 @@ import picocli.CommandLine.Command;
         DemoCommand.class,
         ReplayMain.class, CorrectMain.class, ApplyCorrectionsMain.class, RebuildMain.class,
         CascadeMain.class, AuditMain.class, AsOfMain.class, ProfileMain.class,
-        ReportMain.class})
+        ReportMain.class, CatalogMain.class, SqlMain.class, NotebookMain.class})
 public final class LatelakeCli implements Runnable {
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;

@@ -1,0 +1,61 @@
+package io.latelake.analyst;
+
+import com.typesafe.config.Config;
+import io.latelake.core.ExitCode;
+import io.latelake.core.cli.ConfigOptions;
+import io.latelake.core.config.ConfigLoader;
+import java.util.concurrent.Callable;
+import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine.Mixin;
+
+/**
+ * The shape of the analyst commands' {@code main}, as {@code JobCommand} with the catalog session
+ * of {@link AnalystSessions}: arguments → config → validated options (before any Spark work) →
+ * session → run → exit code; the session is always stopped.
+ *
+ * @param <T> the command's validated options
+ */
+abstract class AnalystCommand<T> implements Callable<Integer> {
+  @Mixin
+  ConfigOptions options = new ConfigOptions();
+
+  abstract String appName();
+
+  /** Validates config and options. Must not touch Spark. */
+  abstract T prepare(Config config);
+
+  abstract ExitCode run(SparkSession spark, Config config, T prepared);
+
+  /**
+   * @return the options given to the parent command ({@code catalog --config F register}), if
+   *     any: the launcher puts {@code --config} right after the first word
+   */
+  ConfigOptions parentOptions() {
+    return null;
+  }
+
+  /** @return own options over the parent's: own file if given, parent's overrides first */
+  ConfigOptions effectiveOptions() {
+    ConfigOptions parent = parentOptions();
+    if (parent == null) {
+      return options;
+    }
+    java.util.List<String> overrides = new java.util.ArrayList<>(parent.overrides());
+    overrides.addAll(options.overrides());
+    return new ConfigOptions(options.configFile().or(parent::configFile).orElse(null),
+        overrides);
+  }
+
+  @Override
+  public final Integer call() {
+    Config config = effectiveOptions().load();
+    T prepared = prepare(config);
+    ConfigLoader.logEffective(config);
+    SparkSession spark = AnalystSessions.create(appName(), config);
+    try {
+      return run(spark, config, prepared).code();
+    } finally {
+      spark.stop();
+    }
+  }
+}

@@ -1,0 +1,65 @@
+package io.latelake.analyst;
+
+import com.typesafe.config.Config;
+import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.config.Settings;
+import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.metric.Metrics;
+import io.latelake.core.table.TableRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Typed view of {@code lake.catalog}: where latelake tables and status views are registered.
+ *
+ * @param enabled {@code lake.catalog.enabled}
+ * @param bronzeDb database of {@code bronze_events} and {@code silver_events}
+ *     ({@code lake.catalog.databases.bronze})
+ * @param goldDb database of the gold tables and their {@code <metric>_status} views
+ *     ({@code lake.catalog.databases.gold})
+ * @param monitoringDb database of the monitoring tables ({@code lake.catalog.databases.monitoring})
+ * @param horizon {@code lake.correction.horizon}: a window is settled this long after its end
+ * @param metrics the configured gold metrics (may be empty: tables are still registered)
+ * @param tables the lake's paths
+ */
+public record CatalogConfig(boolean enabled, String bronzeDb, String goldDb, String monitoringDb,
+    Duration horizon, List<MetricSpec> metrics, TableRegistry tables) {
+  private static final Pattern DB = Pattern.compile("[a-z_][a-z0-9_]*");
+
+  /**
+   * @throws LakeConfigException when a key is missing or a database name is not a lower-case
+   *     identifier
+   */
+  public static CatalogConfig fromConfig(Config config) {
+    Settings s = Settings.of(config);
+    boolean enabled;
+    try {
+      enabled = config.getBoolean("lake.catalog.enabled");
+    } catch (com.typesafe.config.ConfigException e) {
+      throw LakeConfigException.invalid("lake.catalog.enabled",
+          config.hasPath("lake.catalog.enabled")
+              ? config.getValue("lake.catalog.enabled").unwrapped() : "<missing>",
+          "expected true or false");
+    }
+    return new CatalogConfig(enabled, database(s, "bronze"), database(s, "gold"),
+        database(s, "monitoring"), s.positiveDuration("lake.correction.horizon"),
+        config.getObject("lake.gold.metrics").isEmpty() ? List.of() : Metrics.fromConfig(config),
+        TableRegistry.fromConfig(config));
+  }
+
+  private static String database(Settings s, String layer) {
+    String key = "lake.catalog.databases." + layer;
+    String name = s.string(key);
+    if (!DB.matcher(name).matches()) {
+      throw LakeConfigException.invalid(key, name,
+          "expected a lower-case identifier (letters, digits, underscores)");
+    }
+    return name;
+  }
+
+  /** @return {@code `db`.`table`} with both parts checked */
+  public static String qualified(String db, String table) {
+    return Sql.ident(db) + "." + Sql.ident(table);
+  }
+}

@@ -1,0 +1,248 @@
+package io.latelake.analyst;
+
+import io.latelake.core.ExitCode;
+import io.latelake.core.LatelakeException;
+import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.table.DeltaTables;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.TableIdentifier;
+import org.apache.spark.sql.catalyst.catalog.CatalogTable;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import scala.Option;
+
+/**
+ * Registers every latelake table that exists under {@code lake.root} as an external Delta table
+ * in the session's catalog ({@code CREATE TABLE IF NOT EXISTS ... USING delta LOCATION ...}, with
+ * a table comment), sets the comments of known columns, and creates one persistent view
+ * {@code <gold db>.<metric>_status} per configured metric ({@link StatusViews}).
+ *
+ * <p>Idempotent: a table already registered at the same location is left alone, a column whose
+ * comment is already set is not altered (a comment is a metadata-only Delta commit, written once),
+ * a view whose text is unchanged is not replaced. A name registered at another location is an
+ * error (exit 2).
+ */
+public final class CatalogRegister {
+  private static final Logger LOG = LoggerFactory.getLogger(CatalogRegister.class);
+  private static final String NAME = "[a-z][a-z0-9_]*";
+
+  private final SparkSession spark;
+  private final CatalogConfig config;
+
+  public CatalogRegister(SparkSession spark, CatalogConfig config) {
+    this.spark = spark;
+    this.config = config;
+  }
+
+  /**
+   * @param tablesCreated tables newly registered
+   * @param tablesUnchanged tables already registered at their location
+   * @param commentsSet column comments written
+   * @param viewsCreated views created or replaced (their text changed)
+   * @param viewsUnchanged views whose text was already current
+   * @param names every registered table and view, qualified, sorted
+   */
+  public record Result(int tablesCreated, int tablesUnchanged, int commentsSet, int viewsCreated,
+      int viewsUnchanged, List<String> names) {}
+
+  private record Found(String db, String table, String path) {}
+
+  /**
+   * @return what was registered
+   * @throws LatelakeException (exit 2) when {@code lake.catalog.enabled} is false or a name is
+   *     registered at another location
+   */
+  public Result run() {
+    if (!config.enabled()) {
+      throw new LatelakeException("Cannot register the catalog: lake.catalog.enabled is false",
+          ExitCode.USAGE);
+    }
+    List<Found> found = discover();
+    int created = 0;
+    int unchanged = 0;
+    int comments = 0;
+    List<String> names = new ArrayList<>();
+    for (String db : List.of(config.bronzeDb(), config.goldDb(), config.monitoringDb())) {
+      spark.sql("CREATE DATABASE IF NOT EXISTS " + Sql.ident(db) + " COMMENT "
+          + Sql.literal("latelake tables under " + config.tables().root()));
+    }
+    for (Found f : found) {
+      if (registerTable(f)) {
+        created++;
+      } else {
+        unchanged++;
+      }
+      comments += commentColumns(f);
+      names.add(f.db() + "." + f.table());
+    }
+    int viewsCreated = 0;
+    int viewsUnchanged = 0;
+    for (MetricSpec m : config.metrics()) {
+      Optional<Found> gold = found.stream()
+          .filter(f -> f.db().equals(config.goldDb()) && f.table().equals(m.name())).findFirst();
+      if (gold.isEmpty()) {
+        LOG.warn("No view {}.{}_status: gold.{} has no table yet", config.goldDb(), m.name(),
+            m.name());
+        continue;
+      }
+      if (registerView(m, found)) {
+        viewsCreated++;
+      } else {
+        viewsUnchanged++;
+      }
+      names.add(config.goldDb() + "." + m.name() + "_status");
+    }
+    names.sort(null);
+    LOG.info("Catalog: {} tables registered, {} already there, {} column comments set, {} views "
+        + "created or replaced, {} unchanged", created, unchanged, comments, viewsCreated,
+        viewsUnchanged);
+    return new Result(created, unchanged, comments, viewsCreated, viewsUnchanged, names);
+  }
+
+  /** @return the Delta tables under the root: bronze and silver, gold.*, monitoring.* */
+  private List<Found> discover() {
+    List<Found> out = new ArrayList<>();
+    String root = config.tables().root();
+    addIfDelta(out, config.bronzeDb(), "bronze_events", config.tables().bronzeEvents());
+    addIfDelta(out, config.bronzeDb(), "silver_events", config.tables().silverEvents());
+    for (String name : children(root + "/gold")) {
+      addIfDelta(out, config.goldDb(), name, config.tables().gold(name));
+    }
+    for (String name : children(root + "/monitoring")) {
+      addIfDelta(out, config.monitoringDb(), name, config.tables().monitoring(name));
+    }
+    return out;
+  }
+
+  private void addIfDelta(List<Found> out, String db, String table, String path) {
+    if (DeltaTables.exists(spark, path)) {
+      out.add(new Found(db, table, qualify(path)));
+    }
+  }
+
+  private List<String> children(String dir) {
+    try {
+      Path p = new Path(dir);
+      FileSystem fs = p.getFileSystem(spark.sparkContext().hadoopConfiguration());
+      if (!fs.exists(p)) {
+        return List.of();
+      }
+      return Arrays.stream(fs.listStatus(p)).filter(FileStatus::isDirectory)
+          .map(s -> s.getPath().getName()).filter(n -> n.matches(NAME)).sorted().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list " + dir, e);
+    }
+  }
+
+  private String qualify(String path) {
+    try {
+      Path p = new Path(path);
+      return p.getFileSystem(spark.sparkContext().hadoopConfiguration()).makeQualified(p)
+          .toString();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot resolve " + path, e);
+    }
+  }
+
+  /** @return true when the table was newly registered */
+  private boolean registerTable(Found f) {
+    Optional<CatalogTable> existing = metadata(f.db(), f.table());
+    if (existing.isPresent()) {
+      String location = existing.get().location().toString();
+      if (!new Path(location).equals(new Path(f.path()))) {
+        throw new LatelakeException("Cannot register " + f.db() + "." + f.table() + " at '"
+            + f.path() + "': the name is registered at '" + location + "' (another lake.root?)",
+            ExitCode.USAGE);
+      }
+      return false;
+    }
+    String comment = ColumnDocs.TABLES.getOrDefault(f.table(),
+        f.db().equals(config.goldDb()) ? "Gold metric " + f.table() + ": windowed measures "
+            + "(window_start, window_end in UTC), merged by the stream and corrections"
+            : "latelake table " + f.table());
+    spark.sql("CREATE TABLE IF NOT EXISTS " + CatalogConfig.qualified(f.db(), f.table())
+        + " USING delta LOCATION " + Sql.literal(f.path()) + " COMMENT " + Sql.literal(comment));
+    LOG.info("Registered {}.{} at {}", f.db(), f.table(), f.path());
+    return true;
+  }
+
+  /**
+   * Sets the comment of known columns that have none, in one {@code ALTER TABLE} (one
+   * metadata-only Delta commit; nothing when every comment is set).
+   *
+   * @return comments written
+   */
+  private int commentColumns(Found f) {
+    String table = CatalogConfig.qualified(f.db(), f.table());
+    StructType schema = spark.table(table).schema();
+    List<String> changes = new ArrayList<>();
+    for (StructField field : schema.fields()) {
+      Optional<String> doc = ColumnDocs.column(field.name());
+      if (doc.isPresent() && field.getComment().isEmpty()) {
+        changes.add(Sql.ident(field.name()) + " COMMENT " + Sql.literal(doc.get()));
+      }
+    }
+    if (!changes.isEmpty()) {
+      spark.sql("ALTER TABLE " + table + " ALTER COLUMN " + String.join(", ", changes));
+      LOG.info("Commented {} columns of {}", changes.size(), table);
+    }
+    return changes.size();
+  }
+
+  /** @return true when the view was created or replaced */
+  private boolean registerView(MetricSpec m, List<Found> found) {
+    String goldTable = CatalogConfig.qualified(config.goldDb(), m.name());
+    List<String> columns = List.of(spark.table(goldTable).columns());
+    String query = StatusViews.query(m, config.horizon(), goldTable, config.monitoringDb(),
+        columns, has(found, "corrections_log"), has(found, "stream_progress"),
+        has(found, "lateness_cdf"));
+    String view = m.name() + "_status";
+    Optional<CatalogTable> existing = metadata(config.goldDb(), view);
+    if (existing.isPresent() && existing.get().viewText().isDefined()
+        && existing.get().viewText().get().trim().equals(query.trim())) {
+      return false;
+    }
+    List<String> cols = new ArrayList<>();
+    for (String c : columns) {
+      cols.add(Sql.ident(c) + ColumnDocs.column(c).map(d -> " COMMENT " + Sql.literal(d))
+          .orElse(""));
+    }
+    for (String c : StatusViews.EXTRA_COLUMNS) {
+      cols.add(Sql.ident(c) + " COMMENT " + Sql.literal(ColumnDocs.COLUMNS.get(c)));
+    }
+    spark.sql("CREATE OR REPLACE VIEW " + CatalogConfig.qualified(config.goldDb(), view) + " ("
+        + String.join(", ", cols) + ") COMMENT " + Sql.literal("gold." + m.name() + " with the "
+        + "status of every row (provisional / settled / restated), its expected completeness and"
+        + " its last restatement; live over the tables") + " AS " + query);
+    LOG.info("Created view {}.{}", config.goldDb(), view);
+    return true;
+  }
+
+  private boolean has(List<Found> found, String monitoringTable) {
+    return found.stream().anyMatch(f -> f.db().equals(config.monitoringDb())
+        && f.table().equals(monitoringTable));
+  }
+
+  private Optional<CatalogTable> metadata(String db, String table) {
+    TableIdentifier id = new TableIdentifier(table, Option.apply(db));
+    if (!spark.sessionState().catalog().tableExists(id)) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(spark.sessionState().catalog().getTableMetadata(id));
+    } catch (Exception e) {
+      throw new IllegalStateException("Cannot read the catalog entry of " + db + "." + table, e);
+    }
+  }
+}

@@ -1,0 +1,253 @@
+package io.latelake.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.latelake.analyst.AnalystSessions;
+import io.latelake.analyst.CatalogConfig;
+import io.latelake.analyst.CatalogRegister;
+import io.latelake.analyst.Notebook;
+import io.latelake.analyst.NotebookRunner;
+import io.latelake.analyst.ResultTable;
+import io.latelake.core.table.TableRegistry;
+import io.latelake.correction.CorrectJob;
+import io.latelake.correction.CorrectionConfig;
+import io.latelake.correction.GoldStatus;
+import io.latelake.profiler.DayRange;
+import io.latelake.profiler.ProfileJob;
+import io.latelake.profiler.ProfilerConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The analyst layer on the seed example (CorrectionSeedExampleTest) with a few bad records added:
+ * the catalog registered while the stream runs (a registered table shows the stream's later
+ * writes), the status views against the Java GoldStatus, and every notebook in notebooks/ run
+ * against the catalog with exact cells. A real Hive metastore on Derby in the temp lake.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class NotebooksSeedExampleTest {
+  @TempDir
+  static Path tmp;
+  SparkSession spark;
+  LakeFixture f;
+  TableRegistry tables;
+  CatalogConfig catalog;
+  String runId;
+
+  static final List<String> BAD = List.of(
+      "this is not json",
+      "{\"event_time\":\"2024-05-14T10:02:00Z\",\"enqueued_time\":\"2024-05-14T10:02:01Z\","
+          + "\"page\":\"/home\",\"value\":1,\"duration_s\":1}",
+      "{\"event_id\":\"x2\",\"enqueued_time\":\"2024-05-14T10:02:01Z\",\"page\":\"/home\","
+          + "\"value\":1,\"duration_s\":1}",
+      "{\"event_id\":\"x3\",\"event_time\":\"yesterday\",\"enqueued_time\":"
+          + "\"2024-05-14T10:02:01Z\",\"page\":\"/home\",\"value\":1,\"duration_s\":1}",
+      "{\"event_id\":\"x4\",\"event_time\":\"2024-05-14T11:00:00Z\",\"enqueued_time\":"
+          + "\"2024-05-14T10:02:01Z\",\"page\":\"/home\",\"value\":1,\"duration_s\":1}",
+      CorrectionSeedExampleTest.seed("h1", "/home", "10:01", "10:01:02", 7));
+
+  @BeforeAll
+  void start() {
+    f = CorrectionSeedExampleTest.seedLake(tmp.resolve("seed"));
+    System.setProperty("spark.master", "local[2]");
+    System.setProperty("spark.ui.enabled", "false");
+    spark = AnalystSessions.create(getClass().getSimpleName(), f.config);
+    spark.sparkContext().setLogLevel("WARN");
+    tables = TableRegistry.fromConfig(f.config);
+    catalog = CatalogConfig.fromConfig(f.config);
+  }
+
+  @AfterAll
+  void stop() {
+    spark.stop();
+    SparkSession.clearActiveSession();
+    SparkSession.clearDefaultSession();
+  }
+
+  List<String> rows(String sql) {
+    return spark.sql(sql).as(Encoders.STRING()).collectAsList().stream().sorted().toList();
+  }
+
+  @Test
+  @Order(1)
+  void aTableRegisteredWhileTheStreamRunsShowsItsLaterWrites() {
+    FastPath fast = new FastPath(spark, f.config);
+    f.land(BAD.toArray(String[]::new));
+    f.land(CorrectionSeedExampleTest.seed("h1", "/home", "10:01", "10:01:02", 7),
+        CorrectionSeedExampleTest.seed("p1", "/pricing", "10:02", "10:02:01", 4),
+        CorrectionSeedExampleTest.seed("p2", "/pricing", "10:04", "10:04:03", 6),
+        CorrectionSeedExampleTest.seed("h2", "/home", "10:06", "10:06:01", 5),
+        CorrectionSeedExampleTest.seed("p3", "/pricing", "10:07", "10:07:02", 5));
+    fast.step();
+
+    CatalogRegister.Result first = new CatalogRegister(spark, catalog).run();
+
+    assertThat(first.names()).containsExactly("latelake.bronze_events", "latelake.silver_events",
+        "latelake_gold.page_5m", "latelake_gold.page_5m_ig", "latelake_gold.page_5m_ig_status",
+        "latelake_gold.page_5m_rc", "latelake_gold.page_5m_rc_status",
+        "latelake_gold.page_5m_status", "latelake_monitoring.stream_progress");
+    assertThat(rows("SELECT CAST(count(*) AS STRING) FROM latelake_gold.page_5m"))
+        .containsExactly("4");
+
+    f.land(CorrectionSeedExampleTest.seed("h3", "/home", "10:30", "10:30:01", 1));
+    fast.step();
+    f.land(CorrectionSeedExampleTest.seed("h4", "/home", "10:03", "10:31:00", 5));
+    fast.step();
+
+    assertThat(rows("SELECT concat_ws(' ', page, date_format(window_start, 'HH:mm'), views, "
+        + "status) FROM latelake_gold.page_5m_status"))
+        .containsExactly("/home 10:00 1 settled", "/home 10:05 1 settled",
+            "/home 10:30 1 settled", "/pricing 10:00 2 settled", "/pricing 10:05 1 settled");
+  }
+
+  @Test
+  @Order(2)
+  void afterCorrectAndProfileTheViewsMatchGoldStatusAndASecondRegisterChangesNothing() {
+    CorrectionConfig config = CorrectionConfig.fromConfig(f.config);
+    runId = new CorrectJob(spark, config, tables, config.metrics(),
+        Optional.of(Instant.parse("2000-01-01T00:00:00Z"))).run().runId();
+    LocalDate day = LocalDate.parse("2024-05-14");
+    new ProfileJob(spark, ProfilerConfig.fromConfig(f.config), tables, new DayRange(day, day),
+        Clock.systemUTC()).run();
+
+    CatalogRegister.Result second = new CatalogRegister(spark, catalog).run();
+    assertThat(second.viewsCreated()).as("views now read the new monitoring tables").isEqualTo(3);
+    CatalogRegister.Result third = new CatalogRegister(spark, catalog).run();
+    assertThat(third.tablesCreated()).isZero();
+    assertThat(third.commentsSet()).isZero();
+    assertThat(third.viewsCreated()).isZero();
+    assertThat(third.viewsUnchanged()).isEqualTo(3);
+    assertThat(third.names()).isEqualTo(second.names());
+
+    for (String m : List.of("page_5m", "page_5m_rc", "page_5m_ig")) {
+      List<String> java = GoldStatus.withStatus(spark.read().format("delta")
+              .load(tables.gold(m)), config.horizon())
+          .selectExpr("concat_ws(' ', page, date_format(window_start, 'HH:mm'), status)")
+          .as(Encoders.STRING()).collectAsList().stream().sorted().toList();
+      assertThat(rows("SELECT concat_ws(' ', page, date_format(window_start, 'HH:mm'), status) "
+          + "FROM latelake_gold." + m + "_status")).as(m).isEqualTo(java);
+    }
+    assertThat(rows("SELECT concat_ws(' ', page, date_format(window_start, 'HH:mm'), status, "
+        + "completeness, coalesce(last_change, '-')) FROM latelake_gold.page_5m_status"))
+        .containsExactly(
+            "/home 10:00 restated 1.0 {\"views\":1,\"total_duration_s\":7.0} → "
+                + "{\"views\":2,\"total_duration_s\":12.0}",
+            "/home 10:05 settled 1.0 -", "/home 10:30 settled 1.0 -",
+            "/pricing 10:00 settled 1.0 -", "/pricing 10:05 settled 1.0 -");
+  }
+
+  NotebookRunner.Result notebook(String name, Map<String, String> params) throws IOException {
+    Path file = Path.of("..", "notebooks", name + ".sql");
+    NotebookRunner.Result r = new NotebookRunner(spark, 100)
+        .run(Notebook.parse(name, Files.readString(file)), params);
+    Files.writeString(tmp.resolve(name + ".html"), NotebookRunner.html(r));
+    assertThat(r.cells().stream().flatMap(c -> c.error().stream()).toList()).as(name).isEmpty();
+    return r;
+  }
+
+  /** @return the named columns of a result, one line per row, in the result's order */
+  static List<String> cols(ResultTable t, String... names) {
+    List<String> out = new ArrayList<>();
+    for (List<String> row : t.rows()) {
+      List<String> v = new ArrayList<>();
+      for (String n : names) {
+        String s = row.get(t.columns().indexOf(n));
+        v.add(s == null ? "NULL" : s);
+      }
+      out.add(String.join(" ", v));
+    }
+    return out;
+  }
+
+  @Test
+  @Order(3)
+  void goldOverviewShowsTheRestatedRowAndTheSettledOnes() throws IOException {
+    NotebookRunner.Result r = notebook("01_gold_overview", Map.of("metric", "page_5m"));
+
+    List<ResultTable> t = r.tables();
+    assertThat(t).hasSize(3);
+    assertThat(t.get(0).lines()).containsExactly(
+        "restated 1 2024-05-14 10:00:00 2024-05-14 10:05:00 1.0",
+        "settled 4 2024-05-14 10:00:00 2024-05-14 10:35:00 1.0");
+    assertThat(cols(t.get(1), "page", "window_start", "views", "total_duration_s", "status"))
+        .startsWith("/home 2024-05-14 10:30:00 1 1.0 settled")
+        .containsExactlyInAnyOrder("/home 2024-05-14 10:30:00 1 1.0 settled",
+            "/pricing 2024-05-14 10:05:00 1 5.0 settled",
+            "/home 2024-05-14 10:05:00 1 5.0 settled",
+            "/home 2024-05-14 10:00:00 2 12.0 restated",
+            "/pricing 2024-05-14 10:00:00 2 10.0 settled");
+    assertThat(cols(t.get(2), "page", "window_start", "views", "total_duration_s", "status",
+        "last_change", "last_change_reason")).containsExactly("/home 2024-05-14 10:00:00 2 12.0 "
+            + "restated {\"views\":1,\"total_duration_s\":7.0} → "
+            + "{\"views\":2,\"total_duration_s\":12.0} LATE_ARRIVAL");
+    assertThat(Files.readString(tmp.resolve("01_gold_overview.html")))
+        .contains("<h1>Gold overview</h1>", "<td>restated</td>", "cell 4: 2 rows");
+  }
+
+  @Test
+  @Order(4)
+  void whatChangedListsExactlyTheOneRestatement() throws IOException {
+    NotebookRunner.Result r = notebook("02_what_changed",
+        Map.of("metric", "page_5m", "since", "2000-01-01"));
+
+    List<ResultTable> t = r.tables();
+    assertThat(cols(t.get(0), "window_start", "window_end", "keys", "old_values", "new_values",
+        "reason", "policy", "run_id")).containsExactly("2024-05-14 10:00:00 2024-05-14 10:05:00 "
+            + "{\"page\":\"/home\"} {\"views\":1,\"total_duration_s\":7.0} "
+            + "{\"views\":2,\"total_duration_s\":12.0} LATE_ARRIVAL restate " + runId);
+    assertThat(cols(t.get(1), "keys", "measure", "old_value", "new_value", "change"))
+        .containsExactly("{\"page\":\"/home\"} total_duration_s 7.0 12.0 5.0",
+            "{\"page\":\"/home\"} views 1.0 2.0 1.0");
+    assertThat(cols(t.get(2), "run_id", "metric", "reason", "policy", "rows_restated"))
+        .containsExactly(runId + " page_5m LATE_ARRIVAL restate 1");
+    assertThat(notebook("02_what_changed", Map.of("metric", "page_5m", "until", "2000-01-01"))
+        .tables().get(0).rows()).isEmpty();
+  }
+
+  @Test
+  @Order(5)
+  void latenessShowsTheProfileAndTheDrops() throws IOException {
+    NotebookRunner.Result r = notebook("03_lateness", Map.of());
+
+    List<ResultTable> t = r.tables();
+    // n: the profiler measures bronze rows with both times, valid or FUTURE_EVENT_TIME: the 8
+    // valid rows (the duplicate h1 included) and x4; max: h4, 10:31 - 10:03; negative: x4.
+    assertThat(cols(t.get(0), "source", "arrival_day", "n", "max_s", "negative_count"))
+        .containsExactly("web 2024-05-14 9 1680.0 1");
+    assertThat(cols(t.get(3), "query_name", "rows_dropped_by_watermark"))
+        .containsExactly("silver_events 1");
+  }
+
+  @Test
+  @Order(6)
+  void dataQualityCountsEveryErrorReason() throws IOException {
+    NotebookRunner.Result r = notebook("04_data_quality", Map.of());
+
+    List<ResultTable> t = r.tables();
+    assertThat(t.get(0).lines()).containsExactly("web FUTURE_EVENT_TIME 1",
+        "web INVALID_EVENT_TIME 1", "web MALFORMED 1", "web MISSING_EVENT_ID 1",
+        "web MISSING_EVENT_TIME 1", "web VALID 8");
+    assertThat(t.get(1).rows()).hasSize(5);
+    assertThat(t.get(2).lines()).containsExactly("web 1 1 -3479.0");
+    assertThat(t.get(3).lines()).containsExactly("8 7 1 6 2");
+  }
+}

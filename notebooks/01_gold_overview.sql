@@ -1,0 +1,63 @@
+-- Databricks notebook source
+-- MAGIC %md
+-- MAGIC # Gold overview
+-- MAGIC
+-- MAGIC The latest windows of one gold metric, with the status of every number:
+-- MAGIC
+-- MAGIC * **provisional** — the window ended less than `lake.correction.horizon` ago (UTC wall
+-- MAGIC   clock): late events may still change it;
+-- MAGIC * **settled** — the horizon has passed and no correction changed it;
+-- MAGIC * **restated** — a correction changed it; `last_change` shows old → new.
+-- MAGIC
+-- MAGIC `completeness` is the lateness profiler's expected share of the window's events that have
+-- MAGIC already arrived (null until `latelake profile` ran). Everything is read from the view
+-- MAGIC `latelake_gold.<metric>_status` that `latelake catalog register` creates.
+-- MAGIC
+-- MAGIC Parameters: `metric` (a configured gold metric), `latest` (how many windows to list).
+
+-- COMMAND ----------
+
+CREATE WIDGET TEXT metric DEFAULT 'events_per_device_10s';
+CREATE WIDGET TEXT latest DEFAULT '20'
+
+-- COMMAND ----------
+
+-- MAGIC %md
+-- MAGIC ## Windows per status
+
+-- COMMAND ----------
+
+SELECT status,
+       count(*) AS windows,
+       min(window_start) AS first_window_start,
+       max(window_end) AS last_window_end,
+       round(min(completeness), 4) AS lowest_completeness
+FROM IDENTIFIER('latelake_gold.' || :metric || '_status')
+GROUP BY status
+ORDER BY status
+
+-- COMMAND ----------
+
+-- MAGIC %md
+-- MAGIC ## Latest windows
+-- MAGIC Newest first; `closed` is true once the gold stream's watermark has passed the window's end.
+
+-- COMMAND ----------
+
+SELECT *
+FROM IDENTIFIER('latelake_gold.' || :metric || '_status')
+ORDER BY window_start DESC, updated_at DESC
+LIMIT CAST(:latest AS INT)
+
+-- COMMAND ----------
+
+-- MAGIC %md
+-- MAGIC ## Restated windows
+-- MAGIC Every window a correction changed, with its last change (old → new measures).
+
+-- COMMAND ----------
+
+SELECT *
+FROM IDENTIFIER('latelake_gold.' || :metric || '_status')
+WHERE status = 'restated'
+ORDER BY window_start

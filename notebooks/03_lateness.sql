@@ -1,0 +1,69 @@
+-- Databricks notebook source
+-- MAGIC %md
+-- MAGIC # Lateness
+-- MAGIC
+-- MAGIC How late events arrive, from the tables `latelake profile` writes, and what the
+-- MAGIC watermark dropped, from `latelake_monitoring.stream_progress`.
+-- MAGIC Lateness = enqueued time − event time, in seconds; an arrival day is the UTC date of the
+-- MAGIC enqueued time; negative lateness is clock skew.
+-- MAGIC
+-- MAGIC Parameters: `since` / `until` (arrival days, UTC, inclusive).
+
+-- COMMAND ----------
+
+CREATE WIDGET TEXT since DEFAULT '1970-01-01';
+CREATE WIDGET TEXT until DEFAULT '2999-12-31'
+
+-- COMMAND ----------
+
+-- MAGIC %md
+-- MAGIC ## Percentiles per source and arrival day (seconds)
+
+-- COMMAND ----------
+
+SELECT source, arrival_day, n, p50_s, p90_s, p95_s, p99_s, p999_s, max_s, min_s,
+       negative_count, beyond_watermark_count, beyond_correction_count
+FROM latelake_monitoring.lateness_stats
+WHERE arrival_day BETWEEN CAST(:since AS DATE) AND CAST(:until AS DATE)
+ORDER BY source, arrival_day
+
+-- COMMAND ----------
+
+-- MAGIC %md
+-- MAGIC ## Watermark advice
+-- MAGIC For each coverage target, the delay that would have covered that share of events, next to
+-- MAGIC the configured delay and what it left behind.
+
+-- COMMAND ----------
+
+SELECT *
+FROM latelake_monitoring.watermark_advice
+ORDER BY source, kind DESC, coverage
+
+-- COMMAND ----------
+
+-- MAGIC %md
+-- MAGIC ## Rows dropped by the watermark, per streaming query
+
+-- COMMAND ----------
+
+SELECT query_name,
+       count(*) AS micro_batches,
+       sum(input_rows) AS input_rows,
+       sum(rows_dropped_by_watermark) AS dropped_by_watermark,
+       max(watermark) AS last_watermark
+FROM latelake_monitoring.stream_progress
+GROUP BY query_name
+ORDER BY query_name
+
+-- COMMAND ----------
+
+-- MAGIC %md
+-- MAGIC ## Micro-batches that dropped rows
+
+-- COMMAND ----------
+
+SELECT query_name, batch_id, input_rows, rows_dropped_by_watermark, watermark
+FROM latelake_monitoring.stream_progress
+WHERE rows_dropped_by_watermark > 0
+ORDER BY query_name, batch_id
