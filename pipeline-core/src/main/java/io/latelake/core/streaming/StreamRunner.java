@@ -279,6 +279,9 @@ public final class StreamRunner {
         break;
       }
     }
+    if (!left.isEmpty()) {
+      quietInterruptedWriters();
+    }
     for (StreamingQuery q : left) {
       LOG.info("[{}] still in a micro-batch after {} s: stopping it now; the micro-batch is "
           + "replayed on the next start", q.name(), STOP_GRACE.toSeconds());
@@ -313,6 +316,23 @@ public final class StreamRunner {
       latch.await(HOOK_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * A micro-batch that the stop interrupts makes Spark's and Delta's file writers log "Aborting
+   * job" at ERROR with an {@code InterruptedException}, although nothing failed: the batch was
+   * not committed and is replayed on the next start. The JVM is shutting down, so these loggers
+   * are silenced for the rest of its life; a real write failure before this point still fails the
+   * query and is reported by {@link #run}.
+   */
+  private static void quietInterruptedWriters() {
+    for (String logger : List.of("org.apache.spark.sql.delta.files.DeltaFileFormatWriter",
+        "org.apache.spark.sql.execution.datasources.FileFormatWriter",
+        "org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution",
+        "org.apache.spark.sql.execution.streaming.MicroBatchExecution")) {
+      org.apache.logging.log4j.core.config.Configurator.setLevel(logger,
+          org.apache.logging.log4j.Level.OFF);
     }
   }
 
