@@ -10,8 +10,9 @@
 -- MAGIC * **restated** — a correction changed it; `last_change` shows old → new.
 -- MAGIC
 -- MAGIC `completeness` is the lateness profiler's expected share of the window's events that have
--- MAGIC already arrived (null until `latelake profile` ran). Everything is read from the view
--- MAGIC `latelake_gold.<metric>_status` that `latelake catalog register` creates.
+-- MAGIC already arrived (null until `latelake profile` ran and `latelake catalog register` ran
+-- MAGIC after it). Everything is read from the view `latelake_gold.<metric>_status` that
+-- MAGIC `latelake catalog register` creates.
 -- MAGIC
 -- MAGIC Parameters: `metric` (a configured gold metric), `latest` (how many windows to list).
 

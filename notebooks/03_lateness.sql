@@ -7,7 +7,8 @@
 -- MAGIC Lateness = enqueued time − event time, in seconds; an arrival day is the UTC date of the
 -- MAGIC enqueued time; negative lateness is clock skew.
 -- MAGIC
--- MAGIC Parameters: `since` / `until` (arrival days, UTC, inclusive).
+-- MAGIC Parameters: `since` / `until` (arrival days, UTC, inclusive) of the percentiles; the
+-- MAGIC watermark advice (the last profile run) and the streaming figures are shown whole.
 
 -- COMMAND ----------
 

@@ -4,8 +4,9 @@
 -- MAGIC
 -- MAGIC What bronze received and what it could not use: every record is kept in
 -- MAGIC `latelake.bronze_events`, with `error` null when valid and a reason code otherwise
--- MAGIC (`MALFORMED`, `MISSING_EVENT_ID`, `MISSING_EVENT_TIME`, `INVALID_EVENT_TIME`,
--- MAGIC `INVALID_FIELD`, `INVALID_ENQUEUED_TIME`, `FUTURE_EVENT_TIME`). Times are UTC.
+-- MAGIC (`MALFORMED`, `MISSING_EVENT_ID`, `INVALID_EVENT_ID`, `MISSING_EVENT_TIME`,
+-- MAGIC `INVALID_EVENT_TIME`, `EVENT_TIME_BEFORE_MIN`, `INVALID_FIELD`, `INVALID_ENQUEUED_TIME`,
+-- MAGIC `FUTURE_EVENT_TIME`). Times are UTC.
 -- MAGIC
 -- MAGIC Parameters: `since` / `until` (ingest dates, UTC, inclusive).
 
