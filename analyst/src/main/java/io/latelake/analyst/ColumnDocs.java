@@ -35,7 +35,9 @@ final class ColumnDocs {
   static final Map<String, String> COLUMNS = Map.ofEntries(
       Map.entry("event_id", "Unique event id from the payload."),
       Map.entry("event_time", "When the event happened at the source (UTC)."),
-      Map.entry("enqueued_time", "When the broker accepted the record (UTC); Kafka timestamp."),
+      Map.entry("enqueued_time", "When the record arrived (UTC): the Kafka record timestamp (an arrival "
+          + "time only with LogAppendTime, see timestamp_type), or for files the configured "
+          + "arrival field or the file's modification time."),
       Map.entry("timestamp_type", "Kafka timestamp type: 1 LogAppendTime (arrival), 0 CreateTime "
           + "(producer clock)."),
       Map.entry("ingested_at", "When the pipeline wrote the row (UTC)."),

@@ -15,10 +15,11 @@ public final class RangeOptions {
       description = "Only this metric (repeatable). Default: all.")
   List<String> metrics = new ArrayList<>();
 
-  @Option(names = "--from", paramLabel = "yyyy-MM-dd", description = "First event date (UTC).")
+  @Option(names = "--from", paramLabel = "yyyy-MM-dd", description = "First event date (a day of lake.correction.rollup-time-zone for rebuild and "
+          + "cascade; UTC for audit).")
   String from;
 
-  @Option(names = "--to", paramLabel = "yyyy-MM-dd", description = "Last event date (UTC).")
+  @Option(names = "--to", paramLabel = "yyyy-MM-dd", description = "Last event date (as --from).")
   String to;
 
   @Option(names = "--lookback-days", paramLabel = "N",
