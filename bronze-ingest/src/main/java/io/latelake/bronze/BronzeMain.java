@@ -3,6 +3,7 @@ package io.latelake.bronze;
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.JobCommand;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.table.TableRegistry;
 import org.apache.spark.sql.SparkSession;
@@ -31,13 +32,13 @@ public final class BronzeMain extends JobCommand<BronzeConfig> {
 
   @Override
   protected BronzeConfig prepare(Config config) {
-    TableRegistry.fromConfig(config);
     return BronzeConfig.fromConfig(config);
   }
 
   @Override
-  protected ExitCode run(SparkSession spark, Config config, BronzeConfig bronze) {
-    TableRegistry tables = TableRegistry.fromConfig(config);
+  protected ExitCode run(JobContext context, BronzeConfig bronze) {
+    SparkSession spark = context.spark();
+    TableRegistry tables = context.tables();
     BronzeJob.Result r = new BronzeJob(spark, bronze, tables).run();
     LOG.info("bronze done: {} micro-batches, {} records into {}", r.summary().batches(),
         r.summary().inputRows(), tables.bronzeEvents());

@@ -6,6 +6,7 @@ import io.latelake.bronze.BronzeConfig;
 import io.latelake.bronze.BronzeJob;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.JobCommand;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.streaming.StreamRunner;
 import io.latelake.core.streaming.StreamSummary;
@@ -69,7 +70,8 @@ public final class RunMain extends JobCommand<RunMain.Layers> {
   }
 
   @Override
-  protected ExitCode run(SparkSession spark, Config config, Layers layers) {
+  protected ExitCode run(JobContext context, Layers layers) {
+    SparkSession spark = context.spark();
     TableRegistry tables = layers.tables();
     List<StreamRunner.Start> starts = new ArrayList<>();
     // In this order: each layer creates the table the next one reads.

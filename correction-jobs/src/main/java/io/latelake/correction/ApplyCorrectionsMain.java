@@ -3,6 +3,7 @@ package io.latelake.correction;
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.JobCommand;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.metric.LatePolicy;
@@ -57,7 +58,6 @@ public final class ApplyCorrectionsMain extends JobCommand<ApplyCorrectionsMain.
 
   @Override
   protected Prepared prepare(Config config) {
-    TableRegistry.fromConfig(config);
     CorrectionConfig c = CorrectionConfig.fromConfig(config);
     MetricSpec m = c.metric(metricName);
     if (m.latePolicy() != LatePolicy.RECONCILE) {
@@ -76,8 +76,9 @@ public final class ApplyCorrectionsMain extends JobCommand<ApplyCorrectionsMain.
   }
 
   @Override
-  protected ExitCode run(SparkSession spark, Config config, Prepared p) {
-    long n = apply(spark, p.config(), TableRegistry.fromConfig(config), p.metric(), p.runIds());
+  protected ExitCode run(JobContext context, Prepared p) {
+    SparkSession spark = context.spark();
+    long n = apply(spark, p.config(), context.tables(), p.metric(), p.runIds());
     LOG.info("apply-corrections {}: {} gold rows restated", p.metric().name(), n);
     return ExitCode.OK;
   }

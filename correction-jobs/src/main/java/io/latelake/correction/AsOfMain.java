@@ -3,10 +3,10 @@ package io.latelake.correction;
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.JobCommand;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.metric.MetricSpec;
-import io.latelake.core.table.TableRegistry;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.Optional;
@@ -44,7 +44,8 @@ public final class AsOfMain extends JobCommand<AsOfMain.Prepared> {
   @Spec
   CommandSpec spec;
 
-  record Prepared(MetricSpec metric, Optional<Instant> timestamp, Optional<Long> version) {}
+  record Prepared(MetricSpec metric, Optional<Instant> timestamp, Optional<Long> version,
+      java.time.Duration horizon) {}
 
   public static void main(String[] args) {
     System.exit(Launcher.execute(new AsOfMain(), args));
@@ -57,8 +58,8 @@ public final class AsOfMain extends JobCommand<AsOfMain.Prepared> {
 
   @Override
   protected Prepared prepare(Config config) {
-    TableRegistry.fromConfig(config);
-    MetricSpec m = CorrectionConfig.fromConfig(config).metric(metricName);
+    CorrectionConfig c = CorrectionConfig.fromConfig(config);
+    MetricSpec m = c.metric(metricName);
     if ((timestamp == null) == (version == null)) {
       throw new LakeConfigException("Invalid options: give --timestamp or --table-version (one)");
     }
@@ -75,14 +76,15 @@ public final class AsOfMain extends JobCommand<AsOfMain.Prepared> {
     }
     Optional<Instant> t = timestamp == null ? Optional.empty()
         : Optional.of(DateArgs.instant("--timestamp", timestamp));
-    return new Prepared(m, t, v);
+    return new Prepared(m, t, v, c.horizon());
   }
 
   @Override
-  protected ExitCode run(SparkSession spark, Config config, Prepared p) {
-    AsOfJob.Result r = new AsOfJob(spark, TableRegistry.fromConfig(config), p.metric(),
+  protected ExitCode run(JobContext context, Prepared p) {
+    SparkSession spark = context.spark();
+    AsOfJob.Result r = new AsOfJob(spark, context.tables(), p.metric(),
         p.timestamp(), p.version(), limit)
-        .horizon(CorrectionConfig.fromConfig(config).horizon()).run();
+        .horizon(p.horizon()).run();
     PrintWriter out = spec.commandLine().getOut();
     out.printf("gold.%s as of %s vs now: %d keys differ%n", r.metric(), r.asOf(), r.changed());
     for (AsOfJob.Row2 row : r.rows()) {

@@ -1,9 +1,9 @@
 package io.latelake.correction;
 
+import io.latelake.core.job.JobContext;
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.Launcher;
-import io.latelake.core.table.TableRegistry;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,8 +29,9 @@ public final class AuditMain extends RangeCommand {
   }
 
   @Override
-  protected ExitCode run(SparkSession spark, Config config, Prepared p) {
-    AuditJob.Result r = new AuditJob(spark, p.config(), TableRegistry.fromConfig(config),
+  protected ExitCode run(JobContext context, Prepared p) {
+    SparkSession spark = context.spark();
+    AuditJob.Result r = new AuditJob(spark, p.config(), context.tables(),
         p.metrics(), p.range()).run();
     LOG.info("audit {}..{}: {}", p.range().from(), p.range().to(), r.metrics());
     return exitCode(r);

@@ -3,9 +3,9 @@ package io.latelake.correction;
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.JobCommand;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.metric.MetricSpec;
-import io.latelake.core.table.TableRegistry;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,7 +50,6 @@ public final class CorrectMain extends JobCommand<CorrectMain.Prepared> {
 
   @Override
   protected Prepared prepare(Config config) {
-    TableRegistry.fromConfig(config);
     CorrectionConfig c = CorrectionConfig.fromConfig(config);
     Optional<Instant> s = since == null ? Optional.empty()
         : Optional.of(DateArgs.instant("--since", since));
@@ -58,8 +57,9 @@ public final class CorrectMain extends JobCommand<CorrectMain.Prepared> {
   }
 
   @Override
-  protected ExitCode run(SparkSession spark, Config config, Prepared p) {
-    CorrectJob.Result r = new CorrectJob(spark, p.config(), TableRegistry.fromConfig(config),
+  protected ExitCode run(JobContext context, Prepared p) {
+    SparkSession spark = context.spark();
+    CorrectJob.Result r = new CorrectJob(spark, p.config(), context.tables(),
         p.metrics(), p.since()).run();
     for (CorrectJob.MetricResult m : r.metrics()) {
       LOG.info("correct {} ({}): {} windows touched, {} closed and recomputed, {} deferred, "

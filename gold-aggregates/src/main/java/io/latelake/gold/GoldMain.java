@@ -3,6 +3,7 @@ package io.latelake.gold;
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.JobCommand;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.table.TableRegistry;
 import org.apache.spark.sql.SparkSession;
@@ -31,13 +32,13 @@ public final class GoldMain extends JobCommand<GoldConfig> {
 
   @Override
   protected GoldConfig prepare(Config config) {
-    TableRegistry.fromConfig(config);
     return GoldConfig.fromConfig(config);
   }
 
   @Override
-  protected ExitCode run(SparkSession spark, Config config, GoldConfig gold) {
-    TableRegistry tables = TableRegistry.fromConfig(config);
+  protected ExitCode run(JobContext context, GoldConfig gold) {
+    SparkSession spark = context.spark();
+    TableRegistry tables = context.tables();
     GoldJob.Result r = new GoldJob(spark, gold, tables).run();
     for (var m : r.summaries()) {
       LOG.info("{} done: {} micro-batches, {} rows read, {} dropped by the watermark",

@@ -3,8 +3,8 @@ package io.latelake.profiler;
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.JobCommand;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
-import io.latelake.core.table.TableRegistry;
 import java.time.Clock;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
@@ -44,13 +44,17 @@ public final class ProfileMain extends JobCommand<ProfileMain.Prepared> {
   }
 
   @Override
+  protected Clock clock() {
+    return clock;
+  }
+
+  @Override
   protected String appName() {
     return "latelake-profile";
   }
 
   @Override
   protected Prepared prepare(Config config) {
-    TableRegistry.fromConfig(config);
     ProfilerConfig cfg = ProfilerConfig.fromConfig(config);
     DayRange range = days == null ? DayRange.lastDays(cfg.lookbackDays(), clock)
         : DayRange.parse(days);
@@ -58,9 +62,10 @@ public final class ProfileMain extends JobCommand<ProfileMain.Prepared> {
   }
 
   @Override
-  protected ExitCode run(SparkSession spark, Config config, Prepared p) {
-    ProfileJob.Result r = new ProfileJob(spark, p.config(), TableRegistry.fromConfig(config),
-        p.range(), clock).run();
+  protected ExitCode run(JobContext context, Prepared p) {
+    SparkSession spark = context.spark();
+    ProfileJob.Result r = new ProfileJob(spark, p.config(), context.tables(),
+        p.range(), context.clock()).run();
     LOG.info("profile done: {} (source, day) rows for {}, {} alerts, {} ms", r.stats().size(),
         r.range(), r.alerts().size(), r.wallTime().toMillis());
     return r.alerted() ? ExitCode.AUDIT_DIFFERENCES : ExitCode.OK;

@@ -3,8 +3,8 @@ package io.latelake.profiler;
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.JobCommand;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
-import io.latelake.core.table.TableRegistry;
 import java.time.Clock;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
@@ -39,7 +39,6 @@ public final class ReportMain extends JobCommand<ProfileMain.Prepared> {
 
   @Override
   protected ProfileMain.Prepared prepare(Config config) {
-    TableRegistry.fromConfig(config);
     ProfilerConfig cfg = ProfilerConfig.fromConfig(config);
     DayRange range = days == null ? DayRange.lastDays(cfg.lookbackDays(), Clock.systemUTC())
         : DayRange.parse(days);
@@ -47,8 +46,9 @@ public final class ReportMain extends JobCommand<ProfileMain.Prepared> {
   }
 
   @Override
-  protected ExitCode run(SparkSession spark, Config config, ProfileMain.Prepared p) {
-    ReportJob.Result r = new ReportJob(spark, p.config(), TableRegistry.fromConfig(config),
+  protected ExitCode run(JobContext context, ProfileMain.Prepared p) {
+    SparkSession spark = context.spark();
+    ReportJob.Result r = new ReportJob(spark, p.config(), context.tables(),
         p.range(), Clock.systemUTC()).run();
     LOG.info("report written: {} ({} charts)", r.html().toAbsolutePath(), r.charts().size());
     return ExitCode.OK;

@@ -3,6 +3,7 @@ package io.latelake.silver;
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.JobCommand;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.table.TableRegistry;
 import org.apache.spark.sql.SparkSession;
@@ -31,13 +32,13 @@ public final class SilverMain extends JobCommand<SilverConfig> {
 
   @Override
   protected SilverConfig prepare(Config config) {
-    TableRegistry.fromConfig(config);
     return SilverConfig.fromConfig(config);
   }
 
   @Override
-  protected ExitCode run(SparkSession spark, Config config, SilverConfig silver) {
-    TableRegistry tables = TableRegistry.fromConfig(config);
+  protected ExitCode run(JobContext context, SilverConfig silver) {
+    SparkSession spark = context.spark();
+    TableRegistry tables = context.tables();
     SilverJob.Result r = new SilverJob(spark, silver, tables).run();
     LOG.info("silver done: {} micro-batches, {} rows read, {} dropped by the watermark, into {}",
         r.summary().batches(), r.summary().inputRows(), r.summary().droppedByWatermark(),

@@ -3,14 +3,19 @@ package io.latelake.core.cli;
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.config.ConfigLoader;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.spark.SparkSessions;
+import io.latelake.core.table.TableRegistry;
+import java.time.Clock;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Mixin;
 
 /**
- * The shape of every job's {@code main}: arguments → config → typed, validated job config (before
- * any Spark work) → SparkSession → run → exit code; the session is always stopped.
+ * The shape of every job's {@code main}: arguments → config → the lake's tables and the typed,
+ * validated job config (everything checked before any SparkSession exists) → SparkSession →
+ * {@link JobContext} → run → exit code; the session is always stopped. {@code run} never sees the
+ * raw {@link Config}: whatever it needs is in the typed config or the context.
  *
  * @param <T> the job's typed config
  */
@@ -22,23 +27,30 @@ public abstract class JobCommand<T> implements Callable<Integer> {
   protected abstract String appName();
 
   /**
-   * Validates the config for this job. Must not touch Spark.
+   * Validates everything this job reads from the config (and its options) into its typed config.
+   * Runs before any SparkSession exists and must not touch Spark.
    *
-   * @throws io.latelake.core.config.LakeConfigException on any problem
+   * @throws io.latelake.core.config.LakeConfigException on any problem (exit 2)
    */
   protected abstract T prepare(Config config);
 
   /** Runs the job on a live session. */
-  protected abstract ExitCode run(SparkSession spark, Config config, T prepared);
+  protected abstract ExitCode run(JobContext context, T prepared);
+
+  /** The run's clock; tests override it. */
+  protected Clock clock() {
+    return Clock.systemUTC();
+  }
 
   @Override
   public final Integer call() {
     Config config = options.load();
+    TableRegistry tables = TableRegistry.fromConfig(config);
     T prepared = prepare(config);
     ConfigLoader.logEffective(config);
     SparkSession spark = SparkSessions.create(appName(), config);
     try {
-      return run(spark, config, prepared).code();
+      return run(JobContext.start(spark, tables, clock()), prepared).code();
     } finally {
       // On SIGTERM Spark's own shutdown hook stops the session, after the streams' graceful stop
       // (see StreamRunner); stopping it here as well could cut that stop short.
