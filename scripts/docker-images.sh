@@ -114,7 +114,8 @@ build_base() {
 # A digest of the files the Kafka image is built from, kept as a label so that a changed start
 # script rebuilds the image although its tag exists.
 kafka_source_digest() {
-  cat "$ROOT/scripts/docker/kafka/Dockerfile" "$ROOT/scripts/docker/kafka/kafka-start.sh" | sha256sum | cut -c1-16
+  cat "$ROOT/scripts/docker/kafka/Dockerfile" "$ROOT/scripts/docker/kafka/kafka-start.sh" \
+    "$ROOT/scripts/lib/kafka-node.sh" | sha256sum | cut -c1-16
 }
 
 build_kafka() {
@@ -146,7 +147,8 @@ build_kafka() {
     [[ ! -e "$context/lib/$(basename "$entry")" ]] || die "two broker jars are named $(basename "$entry")"
     cp "$entry" "$context/lib/"
   done
-  cp "$ROOT/scripts/docker/kafka/Dockerfile" "$ROOT/scripts/docker/kafka/kafka-start.sh" "$context/"
+  cp "$ROOT/scripts/docker/kafka/Dockerfile" "$ROOT/scripts/docker/kafka/kafka-start.sh" \
+    "$ROOT/scripts/lib/kafka-node.sh" "$context/"
   info "building $KAFKA_IMAGE from $BASE_IMAGE with ${#entries[@]} jars ..."
   DOCKER_BUILDKIT=0 docker build --quiet --build-arg "BASE_IMAGE=$BASE_IMAGE" \
       --label "org.apache.kafka.version=$KAFKA_VERSION" --label "io.latelake.source-digest=$digest" \

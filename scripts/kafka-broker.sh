@@ -14,14 +14,16 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-MODULE_POM="$ROOT/scripts/kafka-broker/pom.xml"
 CP_FILE="$ROOT/scripts/kafka-broker/target/broker-classpath.txt"
 HOST=127.0.0.1
 START_TIMEOUT=60
 STOP_TIMEOUT=30
 
-die() { echo "kafka-broker: error: $*" >&2; exit 1; }
-info() { echo "kafka-broker: $*" >&2; }
+SCRIPT=kafka-broker
+# shellcheck source=lib/common.sh
+source "$ROOT/scripts/lib/common.sh"
+# shellcheck source=lib/kafka-node.sh
+source "$ROOT/scripts/lib/kafka-node.sh"
 
 usage() {
   cat >&2 <<EOF
@@ -36,37 +38,8 @@ EOF
   exit 2
 }
 
-java_bin() {
-  local java="java"
-  if [[ -n "${JAVA_HOME:-}" ]]; then java="$JAVA_HOME/bin/java"; fi
-  command -v "$java" >/dev/null 2>&1 || die "no java found (set JAVA_HOME or put java 17+ on PATH)"
-  echo "$java"
-}
-
 # Prints the broker classpath, building the classpath file with Maven when it is missing or stale.
-broker_classpath() {
-  local stale=0 entry
-  if [[ -s "$CP_FILE" ]]; then
-    IFS=: read -r -a entries < "$CP_FILE"
-    for entry in "${entries[@]}"; do
-      if [[ -n "$entry" && ! -e "$entry" ]]; then stale=1; break; fi
-    done
-  else
-    stale=1
-  fi
-  if (( stale )); then
-    command -v mvn >/dev/null 2>&1 || die "$CP_FILE is missing and mvn is not on PATH; run 'mvn -pl scripts/kafka-broker generate-resources' from $ROOT"
-    info "resolving the broker classpath with Maven (once) ..."
-    (cd "$ROOT" && mvn -B -q -f "$MODULE_POM" generate-resources >&2) \
-      || die "could not build $CP_FILE; run 'mvn -pl scripts/kafka-broker generate-resources' in $ROOT to see why"
-    [[ -s "$CP_FILE" ]] || die "Maven finished but $CP_FILE was not written"
-  fi
-  cat "$CP_FILE"
-}
-
-port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
-
-is_number() { [[ "$1" =~ ^[0-9]+$ ]]; }
+broker_classpath() { module_classpath kafka-broker "$CP_FILE" "the broker classpath"; }
 
 # Prints the pid of the running broker for $DIR, or nothing (removing a stale pid file).
 running_pid() {
@@ -87,45 +60,7 @@ bootstrap() {
 }
 
 write_config() {
-  local port="$1" cport="$2"
-  cat > "$DIR/server.properties" <<EOF
-# Written by scripts/kafka-broker.sh: one KRaft node (broker + controller) on $HOST.
-process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@$HOST:$cport
-listeners=PLAINTEXT://$HOST:$port,CONTROLLER://$HOST:$cport
-advertised.listeners=PLAINTEXT://$HOST:$port
-controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
-log.dirs=$DIR/data
-num.partitions=1
-default.replication.factor=1
-min.insync.replicas=1
-offsets.topic.replication.factor=1
-offsets.topic.num.partitions=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-transaction.state.log.num.partitions=1
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
-group.initial.rebalance.delay.ms=0
-auto.create.topics.enable=false
-num.network.threads=2
-num.io.threads=2
-num.recovery.threads.per.data.dir=1
-background.threads=2
-EOF
-  cat > "$DIR/log4j2.properties" <<'EOF'
-# Broker logging: everything to the console, which kafka-broker.sh appends to broker.log.
-status = warn
-appender.out.type = Console
-appender.out.name = OUT
-appender.out.layout.type = PatternLayout
-appender.out.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = INFO
-rootLogger.appenderRef.out.ref = OUT
-EOF
+  kafka_node_config "$DIR" "$HOST" "$1" "$2"
   cat > "$DIR/log4j2-tools.properties" <<'EOF'
 # Command-line tools (kafka-topics): warnings and errors only, to stderr.
 status = warn

@@ -19,7 +19,6 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-MODULE_POM="$ROOT/scripts/spark-cluster/pom.xml"
 CP_FILE="$ROOT/scripts/spark-cluster/target/spark-classpath.txt"
 HOST=127.0.0.1
 START_TIMEOUT=90
@@ -38,8 +37,9 @@ OPENS=(-XX:+IgnoreUnrecognizedVMOptions --add-modules=jdk.incubator.vector
   --add-opens=java.base/sun.security.action=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED
   -Djdk.reflect.useDirectMethodHandle=false -Dio.netty.tryReflectionSetAccessible=true)
 
-die() { echo "spark-cluster: error: $*" >&2; exit 1; }
-info() { echo "spark-cluster: $*" >&2; }
+SCRIPT=spark-cluster
+# shellcheck source=lib/common.sh
+source "$ROOT/scripts/lib/common.sh"
 
 usage() {
   cat >&2 <<EOF
@@ -55,36 +55,9 @@ EOF
   exit 2
 }
 
-java_bin() {
-  local java="java"
-  if [[ -n "${JAVA_HOME:-}" ]]; then java="$JAVA_HOME/bin/java"; fi
-  command -v "$java" >/dev/null 2>&1 || die "no java found (set JAVA_HOME or put java 17+ on PATH)"
-  echo "$java"
-}
-
 # Prints Spark's classpath, building the classpath file with Maven when it is missing or stale.
-spark_classpath() {
-  local stale=0 entry
-  if [[ -s "$CP_FILE" ]]; then
-    IFS=: read -r -a entries < "$CP_FILE"
-    for entry in "${entries[@]}"; do
-      if [[ -n "$entry" && ! -e "$entry" ]]; then stale=1; break; fi
-    done
-  else
-    stale=1
-  fi
-  if (( stale )); then
-    command -v mvn >/dev/null 2>&1 || die "$CP_FILE is missing and mvn is not on PATH; run 'mvn -pl scripts/spark-cluster generate-resources' from $ROOT"
-    info "resolving Spark's classpath with Maven (once) ..."
-    (cd "$ROOT" && mvn -B -q -f "$MODULE_POM" generate-resources >&2) \
-      || die "could not build $CP_FILE; run 'mvn -pl scripts/spark-cluster generate-resources' in $ROOT to see why"
-    [[ -s "$CP_FILE" ]] || die "Maven finished but $CP_FILE was not written"
-  fi
-  cat "$CP_FILE"
-}
+spark_classpath() { module_classpath spark-cluster "$CP_FILE" "Spark's classpath"; }
 
-# Lays out SPARK_HOME: jars/ (links to the resolved jars), RELEASE (marks a distribution, so
-# workers take jars/ as the executors' classpath), conf/ (logging, defaults for submit).
 write_spark_home() {
   local master_url="$1" cp entry
   cp="$(spark_classpath)"
@@ -128,10 +101,6 @@ spark.driver.bindAddress        $HOST
 spark.executor.memory           $EXECUTOR_MEMORY
 EOF
 }
-
-port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
-
-is_number() { [[ "$1" =~ ^[0-9]+$ ]]; }
 
 # Sets variable $1 to a TCP port on $HOST that nothing listens on and that was not handed out
 # before by this script run.
