@@ -45,6 +45,57 @@ final class BrokerSupport {
         }
     }
 
+    /** One try at starting a broker whose listeners use the given ports. */
+    interface StartAttempt<R> {
+        /**
+         * @return the broker, ready
+         * @throws PortTakenException when another process took one of the ports first
+         * @throws IllegalStateException for any other failure to start (no retry)
+         */
+        R start(int port, int controllerPort, int attempt) throws IOException, PortTakenException;
+    }
+
+    /** The broker could not bind a chosen port: worth another try on new ports. */
+    static final class PortTakenException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        PortTakenException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /**
+     * Runs {@code attempt} on free ports, again on new ones when a port was taken between choosing
+     * and binding it, at most {@link #START_ATTEMPTS} times.
+     *
+     * @throws IllegalStateException with the last attempt's message when every attempt failed
+     */
+    static <R> R startOnFreePorts(StartAttempt<R> attempt) throws IOException {
+        PortTakenException last = null;
+        for (int n = 1; n <= START_ATTEMPTS; n++) {
+            int[] ports = freePorts(2);
+            try {
+                return attempt.start(ports[0], ports[1], n);
+            } catch (PortTakenException e) {
+                last = e;
+            }
+        }
+        throw new IllegalStateException(last.getMessage(), last.getCause());
+    }
+
+    /**
+     * The failure of a start-up whose broker stopped before it was ready: a
+     * {@link PortTakenException} when its output since {@code logStart} says a port was taken.
+     *
+     * @throws IllegalStateException otherwise, with {@code message}
+     */
+    static PortTakenException startFailed(String message, Throwable cause, Path logFile, long logStart) {
+        if (!portTaken(logFile, logStart)) {
+            throw new IllegalStateException(message, cause);
+        }
+        return new PortTakenException(message, cause);
+    }
+
     /**
      * Picks {@code count} distinct free TCP ports on {@code 127.0.0.1}. Another process may take
      * one before the broker binds it; the callers start again on new ports when that happens.

@@ -31,29 +31,22 @@ import org.testcontainers.utility.DockerImageName;
  * Testcontainers' reaper (Ryuk), whose image cannot be pulled here: run with
  * {@code TESTCONTAINERS_RYUK_DISABLED=true}.
  */
-final class ContainerBrokerRuntime implements BrokerRuntime {
+final class ContainerBrokerRuntime extends AbstractBrokerRuntime {
 
     /** Label put on every broker container; its value identifies one broker. */
     static final String LABEL = "io.latelake.kafka-broker";
 
     private final GenericContainer<?> container;
     private final String id;
-    private final int port;
-    private final Path logFile;
     private final LogCopy logCopy;
-    private final Admin admin;
-    private final Thread shutdownHook;
     private boolean stopped;
 
     private ContainerBrokerRuntime(GenericContainer<?> container, String id, int port, Path logFile, LogCopy logCopy,
                                    Admin admin, Thread shutdownHook) {
+        super(port, logFile, admin, shutdownHook);
         this.container = container;
         this.id = id;
-        this.port = port;
-        this.logFile = logFile;
         this.logCopy = logCopy;
-        this.admin = admin;
-        this.shutdownHook = shutdownHook;
     }
 
     /**
@@ -65,40 +58,33 @@ final class ContainerBrokerRuntime implements BrokerRuntime {
      */
     static ContainerBrokerRuntime start(Path dir, String image) throws IOException {
         Path logFile = dir.resolve("broker.log");
-        IllegalStateException lastFailure = null;
-        for (int attempt = 1; attempt <= BrokerSupport.START_ATTEMPTS; attempt++) {
-            int[] ports = BrokerSupport.freePorts(2);
+        return BrokerSupport.startOnFreePorts((port, controllerPort, attempt) -> {
             String id = UUID.randomUUID().toString();
             long logStart = BrokerSupport.size(logFile);
             LogCopy logCopy = LogCopy.open(logFile);
             GenericContainer<?> container = new GenericContainer<>(DockerImageName.parse(image))
                     .withNetworkMode("host")
                     .withEnv("KAFKA_HOST", HOST)
-                    .withEnv("KAFKA_PORT", String.valueOf(ports[0]))
-                    .withEnv("KAFKA_CONTROLLER_PORT", String.valueOf(ports[1]))
+                    .withEnv("KAFKA_PORT", String.valueOf(port))
+                    .withEnv("KAFKA_CONTROLLER_PORT", String.valueOf(controllerPort))
                     .withEnv("KAFKA_HEAP", "512m")
                     .withLabel(LABEL, id)
                     .withLogConsumer(logCopy)
                     // Readiness is a client describing the cluster, checked below.
                     .waitingFor(new NoWait());
             // Without Ryuk nothing else removes the container should a test run end without close().
-            Thread hook = new Thread(container::stop, "kafka-broker-container-shutdown-" + id);
-            Runtime.getRuntime().addShutdownHook(hook);
+            Thread hook = addHook(container::stop, "kafka-broker-container-shutdown-" + id);
             boolean ready = false;
             try {
                 container.start();
-                Admin admin = BrokerSupport.awaitReady(ports[0], container::isRunning,
+                Admin admin = BrokerSupport.awaitReady(port, container::isRunning,
                         "container " + shortId(container), logFile);
                 ready = true;
-                return new ContainerBrokerRuntime(container, id, ports[0], logFile, logCopy, admin, hook);
+                return new ContainerBrokerRuntime(container, id, port, logFile, logCopy, admin, hook);
             } catch (BrokerSupport.BrokerExitedException | ContainerLaunchException e) {
-                String message = "Kafka broker container from " + image + " stopped during start-up ("
-                        + e.getMessage() + "). Tail of " + logFile + ":\n" + BrokerSupport.tail(logFile);
-                if (!BrokerSupport.portTaken(logFile, logStart)) {
-                    throw new IllegalStateException(message, e);
-                }
-                // Another process took a port between choosing it and the broker binding it.
-                lastFailure = new IllegalStateException(message, e);
+                throw BrokerSupport.startFailed("Kafka broker container from " + image
+                        + " stopped during start-up (" + e.getMessage() + "). Tail of " + logFile + ":\n"
+                        + BrokerSupport.tail(logFile), e, logFile, logStart);
             } finally {
                 if (!ready) {
                     container.stop();
@@ -106,23 +92,7 @@ final class ContainerBrokerRuntime implements BrokerRuntime {
                     removeHook(hook);
                 }
             }
-        }
-        throw lastFailure;
-    }
-
-    @Override
-    public int port() {
-        return port;
-    }
-
-    @Override
-    public Path logFile() {
-        return logFile;
-    }
-
-    @Override
-    public Admin admin() {
-        return admin;
+        });
     }
 
     @Override
@@ -146,22 +116,14 @@ final class ContainerBrokerRuntime implements BrokerRuntime {
             container.stop();
         } finally {
             logCopy.close();
-            removeHook(shutdownHook);
-        }
-    }
-
-    private static void removeHook(Thread hook) {
-        try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-            // The hook is running or about to; stopping twice does no harm.
+            removeShutdownHook();
         }
     }
 
     @Override
     public String describe() {
-        return HOST + ":" + port + ", container " + shortId(container) + " of " + container.getDockerImageName()
-                + ", log " + logFile;
+        return HOST + ":" + port() + ", container " + shortId(container) + " of " + container.getDockerImageName()
+                + ", log " + logFile();
     }
 
     private static String shortId(GenericContainer<?> container) {

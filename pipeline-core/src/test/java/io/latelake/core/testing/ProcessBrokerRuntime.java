@@ -17,29 +17,23 @@ import org.apache.kafka.common.Uuid;
  * The broker as a separate JVM running {@code kafka.Kafka} from the classpath that the
  * {@code scripts/kafka-broker} module resolves into {@value KafkaBroker#CLASSPATH_FILE}. That
  * classpath is never mixed with the test's own (where Spark's connector brings kafka-clients 3.9).
- * Configuration, data and {@code broker.log} live under the work directory. A JVM shutdown hook
+ * Its settings come from {@code scripts/lib/kafka-node.sh}. Configuration, data and {@code broker.log} live under the work directory. A JVM shutdown hook
  * stops the process should a test run end without closing it.
  */
-final class ProcessBrokerRuntime implements BrokerRuntime {
+final class ProcessBrokerRuntime extends AbstractBrokerRuntime {
 
     private static final Duration FORMAT_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
+    private static final String NODE_CONFIG_SCRIPT = "scripts/lib/kafka-node.sh";
 
     private final Process process;
-    private final int port;
     private final Path workDir;
-    private final Path logFile;
-    private final Admin admin;
-    private final Thread shutdownHook;
 
     private ProcessBrokerRuntime(Process process, int port, Path workDir, Path logFile, Admin admin,
                                  Thread shutdownHook) {
+        super(port, logFile, admin, shutdownHook);
         this.process = process;
-        this.port = port;
         this.workDir = workDir;
-        this.logFile = logFile;
-        this.admin = admin;
-        this.shutdownHook = shutdownHook;
     }
 
     /**
@@ -51,16 +45,12 @@ final class ProcessBrokerRuntime implements BrokerRuntime {
      */
     static ProcessBrokerRuntime start(Path dir) throws IOException {
         String classpath = readClasspath(findClasspathFile());
-        Path dataDir = dir.resolve("data");
         Path config = dir.resolve("server.properties");
         Path log4jConfig = dir.resolve("log4j2.properties");
         Path logFile = dir.resolve("broker.log");
-        writeLog4jConfig(log4jConfig);
 
-        IllegalStateException lastFailure = null;
-        for (int attempt = 1; attempt <= BrokerSupport.START_ATTEMPTS; attempt++) {
-            int[] ports = BrokerSupport.freePorts(2);
-            writeServerConfig(config, ports[0], ports[1], dataDir);
+        return BrokerSupport.startOnFreePorts((port, controllerPort, attempt) -> {
+            writeNodeConfig(dir, port, controllerPort);
             if (attempt == 1) {
                 // With a static controller.quorum.voters the data directory does not record
                 // listener ports, so retries on new ports keep the formatted directory.
@@ -68,44 +58,23 @@ final class ProcessBrokerRuntime implements BrokerRuntime {
             }
             long logStart = BrokerSupport.size(logFile);
             Process process = launch(classpath, dir, config, log4jConfig, logFile);
-            Thread hook = new Thread(() -> stop(process), "kafka-broker-shutdown-" + process.pid());
-            Runtime.getRuntime().addShutdownHook(hook);
+            Thread hook = addHook(() -> stop(process), "kafka-broker-shutdown-" + process.pid());
             boolean ready = false;
             try {
-                Admin admin = BrokerSupport.awaitReady(ports[0], process::isAlive, "pid " + process.pid(), logFile);
+                Admin admin = BrokerSupport.awaitReady(port, process::isAlive, "pid " + process.pid(), logFile);
                 ready = true;
-                return new ProcessBrokerRuntime(process, ports[0], dir, logFile, admin, hook);
+                return new ProcessBrokerRuntime(process, port, dir, logFile, admin, hook);
             } catch (BrokerSupport.BrokerExitedException e) {
-                String message = "Kafka broker exited with code " + process.exitValue()
-                        + " during start-up. Tail of " + logFile + ":\n" + BrokerSupport.tail(logFile);
-                if (!BrokerSupport.portTaken(logFile, logStart)) {
-                    throw new IllegalStateException(message);
-                }
-                // Another process took a port between choosing it and the broker binding it.
-                lastFailure = new IllegalStateException(message);
+                throw BrokerSupport.startFailed("Kafka broker exited with code " + process.exitValue()
+                        + " during start-up. Tail of " + logFile + ":\n" + BrokerSupport.tail(logFile),
+                        null, logFile, logStart);
             } finally {
                 if (!ready) {
                     stop(process);
                     removeHook(hook);
                 }
             }
-        }
-        throw lastFailure;
-    }
-
-    @Override
-    public int port() {
-        return port;
-    }
-
-    @Override
-    public Path logFile() {
-        return logFile;
-    }
-
-    @Override
-    public Admin admin() {
-        return admin;
+        });
     }
 
     @Override
@@ -121,23 +90,15 @@ final class ProcessBrokerRuntime implements BrokerRuntime {
     @Override
     public void stop() {
         stop(process);
-        removeHook(shutdownHook);
+        removeShutdownHook();
     }
 
     @Override
     public String describe() {
-        return HOST + ":" + port + ", pid " + process.pid() + ", " + workDir;
+        return HOST + ":" + port() + ", pid " + process.pid() + ", " + workDir;
     }
 
     // ----------------------------------------------------------------------------------------
-
-    private static void removeHook(Thread hook) {
-        try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-            // The hook is running or about to; it finds the process already stopped.
-        }
-    }
 
     private static Path findClasspathFile() {
         String configured = System.getProperty(KafkaBroker.CLASSPATH_PROPERTY);
@@ -180,54 +141,37 @@ final class ProcessBrokerRuntime implements BrokerRuntime {
         return classpath;
     }
 
-    private static void writeServerConfig(Path config, int port, int controllerPort, Path dataDir) throws IOException {
-        String text = String.join("\n",
-                "# Written by io.latelake.core.testing.KafkaBroker: one KRaft node on 127.0.0.1.",
-                "process.roles=broker,controller",
-                "node.id=1",
-                "controller.quorum.voters=1@" + HOST + ":" + controllerPort,
-                "listeners=PLAINTEXT://" + HOST + ":" + port + ",CONTROLLER://" + HOST + ":" + controllerPort,
-                "advertised.listeners=PLAINTEXT://" + HOST + ":" + port,
-                "controller.listener.names=CONTROLLER",
-                "inter.broker.listener.name=PLAINTEXT",
-                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                "log.dirs=" + dataDir.toString().replace('\\', '/'),
-                "num.partitions=1",
-                "default.replication.factor=1",
-                "min.insync.replicas=1",
-                "offsets.topic.replication.factor=1",
-                "offsets.topic.num.partitions=1",
-                "transaction.state.log.replication.factor=1",
-                "transaction.state.log.min.isr=1",
-                "transaction.state.log.num.partitions=1",
-                "share.coordinator.state.topic.replication.factor=1",
-                "share.coordinator.state.topic.min.isr=1",
-                "group.initial.rebalance.delay.ms=0",
-                "auto.create.topics.enable=false",
-                "num.network.threads=2",
-                "num.io.threads=2",
-                "num.recovery.threads.per.data.dir=1",
-                "background.threads=2",
-                "");
-        Files.writeString(config, text, StandardCharsets.UTF_8);
+    /**
+     * Writes {@code server.properties} and {@code log4j2.properties} into {@code dir} with
+     * {@code scripts/lib/kafka-node.sh}, the node configuration {@code scripts/kafka-broker.sh}
+     * and the broker image use too.
+     */
+    private static void writeNodeConfig(Path dir, int port, int controllerPort) throws IOException {
+        Path script = findRepositoryFile(NODE_CONFIG_SCRIPT);
+        Path out = dir.resolve("node-config.log");
+        Process p = new ProcessBuilder("bash", "-c",
+                "source \"$0\" && kafka_node_config \"$1\" \"$2\" \"$3\" \"$4\"",
+                script.toString(), dir.toString(), HOST, String.valueOf(port), String.valueOf(controllerPort))
+                .redirectErrorStream(true)
+                .redirectOutput(out.toFile())
+                .start();
+        if (!waitFor(p, FORMAT_TIMEOUT) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            throw new IllegalStateException("Writing the Kafka node configuration with " + script + " failed:\n"
+                    + BrokerSupport.tail(out));
+        }
     }
 
-    private static void writeLog4jConfig(Path file) throws IOException {
-        String text = String.join("\n",
-                "# Broker logging: everything to the console, which KafkaBroker redirects to broker.log.",
-                "status = warn",
-                "appender.out.type = Console",
-                "appender.out.name = OUT",
-                "appender.out.layout.type = PatternLayout",
-                "appender.out.layout.pattern = [%d] %p %m (%c)%n",
-                "rootLogger.level = INFO",
-                "rootLogger.appenderRef.out.ref = OUT",
-                "logger.kafka.name = kafka",
-                "logger.kafka.level = INFO",
-                "logger.apache.name = org.apache.kafka",
-                "logger.apache.level = INFO",
-                "");
-        Files.writeString(file, text, StandardCharsets.UTF_8);
+    /** The first {@code relative} file found in the working directory or a parent. */
+    private static Path findRepositoryFile(String relative) {
+        Path start = Paths.get("").toAbsolutePath();
+        for (Path dir = start; dir != null; dir = dir.getParent()) {
+            Path file = dir.resolve(relative);
+            if (Files.isRegularFile(file)) {
+                return file;
+            }
+        }
+        throw new IllegalStateException(relative + " not found in " + start + " or any parent directory");
     }
 
     private static String javaBinary() {
