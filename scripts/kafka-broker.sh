@@ -222,14 +222,7 @@ cmd_create_topic() {
 # --dir may appear anywhere after the command.
 [[ $# -ge 1 ]] || usage
 COMMAND="$1"; shift
-DIR="${LATELAKE_HOME:-$HOME/.latelake}/kafka"
-args=("$@")
-for ((i = 0; i < ${#args[@]}; i++)); do
-  if [[ "${args[$i]}" == "--dir" ]]; then
-    (( i + 1 < ${#args[@]} )) || usage
-    DIR="${args[$((i + 1))]}"
-  fi
-done
+DIR="$(dir_option "${LATELAKE_HOME:-$HOME/.latelake}/kafka" "$@")"
 mkdir -p "$DIR" || die "cannot create $DIR"
 DIR="$(cd "$DIR" && pwd)"
 PID_FILE="$DIR/broker.pid"

@@ -342,13 +342,7 @@ if [[ "$COMMAND" == submit ]]; then
     DIR="$2"; shift 2
   fi
 else
-  args=("$@")
-  for ((i = 0; i < ${#args[@]}; i++)); do
-    if [[ "${args[$i]}" == "--dir" ]]; then
-      (( i + 1 < ${#args[@]} )) || usage
-      DIR="${args[$((i + 1))]}"
-    fi
-  done
+  DIR="$(dir_option "$DIR" "$@")"
 fi
 mkdir -p "$DIR" || die "cannot create $DIR"
 DIR="$(cd "$DIR" && pwd)"

@@ -39,3 +39,17 @@ module_classpath() {
 port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 
 is_number() { [[ "$1" =~ ^[0-9]+$ ]]; }
+
+# Prints the directory named by the last `--dir DIR` among the arguments after $1, or $1 when
+# none is given; calls usage when --dir has no value.
+dir_option() {
+  local dir="$1"; shift
+  while (( $# )); do
+    if [[ "$1" == --dir ]]; then
+      (( $# >= 2 )) || usage
+      dir="$2"; shift
+    fi
+    shift
+  done
+  echo "$dir"
+}
