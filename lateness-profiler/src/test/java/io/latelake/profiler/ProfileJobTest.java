@@ -129,7 +129,7 @@ class ProfileJobTest extends SparkTestBase {
     double[] sorted = java.util.Arrays.stream(l).sorted().toArray();
     TableRegistry tables = lake(dir, rows);
     ProfilerConfig cfg = Fixtures.profiler("lake.profiler.watermark-delay=10 minutes",
-        "lake.profiler.correction-horizon=12 minutes", "lake.profiler.correction-coverage=0.995");
+        "lake.correction.horizon=12 minutes", "lake.profiler.correction-coverage=0.995");
     ProfileJob.Result r =
         new ProfileJob(spark, cfg, tables, DayRange.parse("2024-05-14"), CLOCK).run();
     assertThat(r.advice())
