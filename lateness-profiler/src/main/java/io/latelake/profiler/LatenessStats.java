@@ -22,6 +22,7 @@ import static org.apache.spark.sql.functions.unix_micros;
 import static org.apache.spark.sql.functions.when;
 
 import io.latelake.core.dedup.ExactDedup;
+import io.latelake.core.time.DayRange;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

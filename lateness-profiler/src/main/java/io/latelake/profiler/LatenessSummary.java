@@ -2,6 +2,7 @@ package io.latelake.profiler;
 
 import com.typesafe.config.Config;
 import io.latelake.core.table.TableRegistry;
+import io.latelake.core.time.DayRange;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Instant;

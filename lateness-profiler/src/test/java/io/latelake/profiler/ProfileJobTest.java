@@ -8,6 +8,7 @@ import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
+import io.latelake.core.time.DayRange;
 import java.nio.file.Path;
 import java.sql.Date;
 import java.time.Clock;

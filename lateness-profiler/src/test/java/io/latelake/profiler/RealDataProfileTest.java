@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
+import io.latelake.core.time.DayRange;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -7,6 +7,7 @@ import io.latelake.core.LatelakeException;
 import io.latelake.core.streaming.ProgressRecorder;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
+import io.latelake.core.time.DayRange;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
