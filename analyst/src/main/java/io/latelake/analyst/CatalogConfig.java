@@ -43,7 +43,7 @@ public record CatalogConfig(boolean enabled, String bronzeDb, String goldDb, Str
           "expected true or false");
     }
     return new CatalogConfig(enabled, database(s, "bronze"), database(s, "gold"),
-        database(s, "monitoring"), s.positiveDuration("lake.correction.horizon"),
+        database(s, "monitoring"), io.latelake.core.config.SharedSettings.correctionHorizon(config),
         config.getObject("lake.gold.metrics").isEmpty() ? List.of() : Metrics.fromConfig(config),
         TableRegistry.fromConfig(config));
   }

@@ -15,7 +15,7 @@ import io.latelake.correction.CorrectJob;
 import io.latelake.correction.CorrectionConfig;
 import io.latelake.gold.GoldConfig;
 import io.latelake.gold.GoldJob;
-import io.latelake.profiler.DayRange;
+import io.latelake.core.time.DayRange;
 import io.latelake.profiler.ProfileJob;
 import io.latelake.profiler.ProfilerConfig;
 import io.latelake.silver.SilverConfig;

@@ -73,8 +73,4 @@ public final class FastPath {
   public GoldConfig goldConfig() {
     return gold;
   }
-
-  public BronzeConfig bronzeConfig() {
-    return bronze;
-  }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
+import io.latelake.core.time.DayRange;
 import io.latelake.correction.AuditJob;
 import io.latelake.correction.CorrectJob;
 import io.latelake.correction.CorrectionConfig;
@@ -134,7 +135,7 @@ class CorrectionCasesTest extends SparkTestBase {
             + "{\"events\":1,\"value_sum\":5} | - | true");
 
     AuditJob.Result audit = new AuditJob(spark, config, tables, config.metrics(),
-        new DateArgs.DateRange(LocalDate.parse("2024-05-14"), LocalDate.parse("2024-05-14")))
+        new DayRange(LocalDate.parse("2024-05-14"), LocalDate.parse("2024-05-14")))
         .run();
     assertThat(audit.differences()).isZero();
     assertThat(audit.beyondTolerance()).isZero();
@@ -169,7 +170,7 @@ class CorrectionCasesTest extends SparkTestBase {
     assertThat(gold(f)).containsExactly("cart 12:00 1 5 false", "home 12:00 2 7 false",
         "home 12:30 1 1 false");
     new RebuildJob(spark, config, tables, config.metrics(),
-        new DateArgs.DateRange(LocalDate.parse("2024-05-14"), LocalDate.parse("2024-05-14")))
+        new DayRange(LocalDate.parse("2024-05-14"), LocalDate.parse("2024-05-14")))
         .run();
     assertThat(table(f.root + "/gold/daily_page_5m",
         "concat_ws(' ', event_date, page, events, value_sum)"))

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.spark.sql.Encoders;
 import io.latelake.core.ExitCode;
+import io.latelake.core.time.DayRange;
 import io.latelake.correction.ApplyCorrectionsMain;
 import io.latelake.correction.AsOfJob;
 import io.latelake.correction.AuditJob;
@@ -103,8 +104,8 @@ class CorrectionSeedExampleTest extends SparkTestBase {
       "/home 10:30 10:35 1 1.0 false",
       "/pricing 10:00 10:05 2 10.0 false",
       "/pricing 10:05 10:10 1 5.0 false");
-  static final DateArgs.DateRange DAY =
-      new DateArgs.DateRange(LocalDate.parse("2024-05-14"), LocalDate.parse("2024-05-14"));
+  static final DayRange DAY =
+      new DayRange(LocalDate.parse("2024-05-14"), LocalDate.parse("2024-05-14"));
   long goldVersionBeforeCorrect;
   String firstRunId;
 

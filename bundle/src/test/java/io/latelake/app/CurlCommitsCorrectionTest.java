@@ -11,6 +11,7 @@ import io.latelake.core.config.ConfigLoader;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
+import io.latelake.core.time.DayRange;
 import io.latelake.correction.AuditJob;
 import io.latelake.correction.CascadeJob;
 import io.latelake.correction.CorrectJob;
@@ -119,7 +120,7 @@ class CurlCommitsCorrectionTest extends SparkTestBase {
     Map<String, long[]> expected = independent(events, Duration.ofDays(7));
     LocalDate first = LocalDate.parse(expected.keySet().iterator().next().split("\\|")[0]);
     LocalDate last = LocalDate.parse(((TreeMap<String, long[]>) expected).lastKey().split("\\|")[0]);
-    DateArgs.DateRange all = new DateArgs.DateRange(first, last);
+    DayRange all = new DayRange(first, last);
 
     AuditJob.Result before = new AuditJob(spark, cc, tables, List.of(metric), all).run();
 
@@ -133,7 +134,7 @@ class CurlCommitsCorrectionTest extends SparkTestBase {
         .write().format("delta").mode("overwrite").save(root.resolve("full_recompute").toString());
     double fullS = (System.nanoTime() - started) / 1e9;
 
-    DateArgs.DateRange year = new DateArgs.DateRange(LocalDate.parse("2024-12-01"),
+    DayRange year = new DayRange(LocalDate.parse("2024-12-01"),
         LocalDate.parse("2025-12-31"));
     RebuildJob.Result rebuilt = new RebuildJob(spark, cc, tables, List.of(metric), year).run();
     CascadeJob.Result cascaded = new CascadeJob(spark, cc, tables, List.of(metric), year).run();

@@ -8,6 +8,7 @@ import io.latelake.core.testing.HostileRecords;
 import io.latelake.core.testing.HostileRecords.Fate;
 import io.latelake.core.testing.HostileRecords.Record;
 import io.latelake.core.testing.SparkTestBase;
+import io.latelake.core.time.DayRange;
 import io.latelake.correction.AuditJob;
 import io.latelake.correction.CorrectJob;
 import io.latelake.correction.CorrectionConfig;
@@ -154,7 +155,7 @@ class HostileInputTest extends SparkTestBase {
         "NULL 12:00 3 16 true");
     LocalDate day = LocalDate.parse("2024-05-14");
     AuditJob.Result audit = new AuditJob(spark, config, tables, config.metrics(),
-        new DateArgs.DateRange(day, day)).run();
+        new DayRange(day, day)).run();
     assertThat(audit.differences()).isZero();
   }
 

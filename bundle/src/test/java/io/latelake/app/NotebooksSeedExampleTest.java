@@ -12,7 +12,7 @@ import io.latelake.core.table.TableRegistry;
 import io.latelake.correction.CorrectJob;
 import io.latelake.correction.CorrectionConfig;
 import io.latelake.correction.GoldStatus;
-import io.latelake.profiler.DayRange;
+import io.latelake.core.time.DayRange;
 import io.latelake.profiler.ProfileJob;
 import io.latelake.profiler.ProfilerConfig;
 import java.io.IOException;

@@ -5,6 +5,7 @@ import static org.apache.spark.sql.functions.lit;
 
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
+import io.latelake.core.time.DayRange;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -54,10 +55,10 @@ public final class AuditJob {
   private final TableRegistry registry;
   private final CorrectionTables tables;
   private final List<MetricSpec> metrics;
-  private final DateArgs.DateRange range;
+  private final DayRange range;
 
   public AuditJob(SparkSession spark, CorrectionConfig config, TableRegistry tables,
-      List<MetricSpec> metrics, DateArgs.DateRange range) {
+      List<MetricSpec> metrics, DayRange range) {
     this.spark = spark;
     this.config = config;
     this.registry = tables;

@@ -9,6 +9,7 @@ import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.DeltaRetry;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
+import io.latelake.core.time.DayRange;
 import java.sql.Date;
 import java.sql.Timestamp;
 import java.time.DayOfWeek;
@@ -57,16 +58,16 @@ public final class CascadeJob {
   }
 
   /** @param runId this run's id (in {@code monitoring.rollup_runs}) */
-  public record Result(String runId, DateArgs.DateRange range, List<MetricResult> metrics) {}
+  public record Result(String runId, DayRange range, List<MetricResult> metrics) {}
 
   private final SparkSession spark;
   private final CorrectionConfig config;
   private final CorrectionTables tables;
   private final List<MetricSpec> metrics;
-  private final DateArgs.DateRange range;
+  private final DayRange range;
 
   public CascadeJob(SparkSession spark, CorrectionConfig config, TableRegistry tables,
-      List<MetricSpec> metrics, DateArgs.DateRange range) {
+      List<MetricSpec> metrics, DayRange range) {
     this.spark = spark;
     this.config = config;
     this.tables = new CorrectionTables(tables);

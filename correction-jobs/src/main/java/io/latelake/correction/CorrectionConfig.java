@@ -3,6 +3,7 @@ package io.latelake.correction;
 import com.typesafe.config.Config;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.config.Settings;
+import io.latelake.core.config.SharedSettings;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.metric.Metrics;
 import java.time.Duration;
@@ -13,7 +14,8 @@ import java.util.Optional;
 /**
  * Typed, validated view of {@code lake.correction} plus the metrics the correction jobs work on.
  *
- * @param horizon correction horizon: a window is provisional until now (UTC) ≥ its end + horizon
+ * @param horizon correction horizon ({@code lake.correction.horizon}): a window is provisional
+ *     until now (UTC) ≥ its end + horizon
  * @param auditTolerance largest accepted absolute difference per measure in {@code audit}
  * @param maxCommitAttempts attempts of a Delta commit that loses to a concurrent commit
  * @param retryBackoff wait before the first retry (doubles each time)
@@ -37,31 +39,14 @@ public record CorrectionConfig(Duration horizon, double auditTolerance, int maxC
    */
   public static CorrectionConfig fromConfig(Config root) {
     Settings c = Settings.of(root).sub("lake.correction");
-    Duration horizon = c.positiveDuration("horizon");
-    Duration delay = Settings.of(root).positiveDuration("lake.gold.watermark-delay");
-    if (horizon.compareTo(delay) < 0) {
-      throw LakeConfigException.invalid(c.key("horizon"), c.raw().getValue("horizon").unwrapped(),
-          "must be at least lake.gold.watermark-delay (" + delay + "), or a settled window "
-              + "could still be open");
-    }
-    double tolerance;
-    try {
-      tolerance = c.raw().getDouble("audit-tolerance");
-    } catch (com.typesafe.config.ConfigException e) {
-      throw LakeConfigException.invalid(c.key("audit-tolerance"),
-          c.raw().getValue("audit-tolerance").unwrapped(), "expected a number >= 0");
-    }
-    if (!(tolerance >= 0) || Double.isInfinite(tolerance)) {
+    Duration horizon = SharedSettings.correctionHorizon(root);
+    Duration delay = SharedSettings.goldWatermarkDelay(root);
+    double tolerance = c.number("audit-tolerance");
+    if (tolerance < 0) {
       throw LakeConfigException.invalid(c.key("audit-tolerance"), tolerance,
           "expected a finite number >= 0");
     }
-    Duration dedupHorizon = c.positiveDuration("dedup-horizon");
-    if (dedupHorizon.compareTo(delay) < 0) {
-      throw LakeConfigException.invalid(c.key("dedup-horizon"),
-          c.raw().getValue("dedup-horizon").unwrapped(), "must be at least "
-              + "lake.gold.watermark-delay (" + delay + "): the stream's own dedup already "
-              + "spans that much");
-    }
+    Duration dedupHorizon = SharedSettings.dedupHorizon(root);
     return new CorrectionConfig(horizon, tolerance, c.intBetween("max-commit-attempts", 1, 100),
         c.positiveDuration("retry-backoff"), c.intBetween("lookback-days", 1, 3660), delay,
         dedupHorizon, zone(c), Metrics.fromConfig(root));

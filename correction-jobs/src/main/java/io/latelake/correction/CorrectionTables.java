@@ -3,6 +3,7 @@ package io.latelake.correction;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
+import io.latelake.core.time.DayRange;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
@@ -121,7 +122,7 @@ public final class CorrectionTables {
    * @param changed the changed days (rebuild) or week starts (cascade), ascending
    */
   public void recordRollupRun(SparkSession spark, String runId, String job, MetricSpec metric,
-      java.time.ZoneId zone, DateArgs.DateRange range, List<java.time.LocalDate> changed,
+      java.time.ZoneId zone, DayRange range, List<java.time.LocalDate> changed,
       long rowsWritten, java.time.Instant at, CorrectionConfig config) {
     DeltaTables.createIfNotExists(spark, rollupRuns(), ROLLUP_RUNS, List.of(), Map.of());
     List<java.sql.Date> days = changed.stream().map(java.sql.Date::valueOf).toList();

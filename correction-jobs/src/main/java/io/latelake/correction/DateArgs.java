@@ -1,6 +1,7 @@
 package io.latelake.correction;
 
 import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.time.DayRange;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -18,31 +19,6 @@ public final class DateArgs {
   private static final LocalDate MIN = LocalDate.of(1900, 1, 1);
 
   private DateArgs() {}
-
-  /**
-   * An inclusive range of UTC event dates.
-   *
-   * @param from first date
-   * @param to last date (≥ from)
-   */
-  public record DateRange(LocalDate from, LocalDate to) {
-    /** @return how many days the range holds */
-    public long days() {
-      return to.toEpochDay() - from.toEpochDay() + 1;
-    }
-
-    /**
-     * @param column a validated column name
-     * @return {@code column >= DATE'yyyy-MM-dd' AND column <= DATE'yyyy-MM-dd'}, built from the
-     *     parsed dates' ISO form only (for Delta {@code replaceWhere})
-     */
-    public String predicate(String column) {
-      if (!column.matches("[a-z][a-z0-9_]*")) {
-        throw new IllegalArgumentException("Invalid column name '" + column + "'");
-      }
-      return column + " >= DATE'" + from + "' AND " + column + " <= DATE'" + to + "'";
-    }
-  }
 
   /**
    * @param option the option name, for the message (e.g. {@code --from})
@@ -96,14 +72,14 @@ public final class DateArgs {
    *
    * @throws LakeConfigException on a bad date, only one of the two, or from after to
    */
-  public static DateRange range(String from, String to, Integer lookbackDays, int defaultLookback,
+  public static DayRange range(String from, String to, Integer lookbackDays, int defaultLookback,
       LocalDate today) {
     if (from == null && to == null) {
       int n = lookbackDays == null ? defaultLookback : lookbackDays;
       if (n < 1 || n > 3660) {
         throw LakeConfigException.invalid("--lookback-days", n, "must be between 1 and 3660");
       }
-      return new DateRange(today.minusDays(n - 1L), today);
+      return DayRange.lastDays(n, today);
     }
     if (from == null || to == null) {
       throw new LakeConfigException("Invalid date range: give both --from and --to (got --from '"
@@ -118,6 +94,6 @@ public final class DateArgs {
     if (f.isAfter(t)) {
       throw LakeConfigException.invalid("--to", to, "is before --from '" + from + "'");
     }
-    return new DateRange(f, t);
+    return new DayRange(f, t);
   }
 }

@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import io.latelake.core.cli.JobCommand;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
+import io.latelake.core.time.DayRange;
 import java.util.List;
 import picocli.CommandLine.Mixin;
 
@@ -20,7 +21,7 @@ abstract class RangeCommand extends JobCommand<RangeCommand.Prepared> {
    * @param metrics the selected metrics
    * @param range the parsed event-date range
    */
-  record Prepared(CorrectionConfig config, List<MetricSpec> metrics, DateArgs.DateRange range) {}
+  record Prepared(CorrectionConfig config, List<MetricSpec> metrics, DayRange range) {}
 
   /** @return the command name, e.g. {@code rebuild} */
   protected abstract String name();

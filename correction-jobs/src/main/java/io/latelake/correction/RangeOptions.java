@@ -1,5 +1,6 @@
 package io.latelake.correction;
 
+import io.latelake.core.time.DayRange;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -29,7 +30,7 @@ public final class RangeOptions {
   /**
    * @throws io.latelake.core.config.LakeConfigException on a bad date or combination
    */
-  DateArgs.DateRange range(CorrectionConfig config) {
+  DayRange range(CorrectionConfig config) {
     return DateArgs.range(from, to, lookbackDays, config.lookbackDays(),
         LocalDate.now(ZoneOffset.UTC));
   }

@@ -7,6 +7,7 @@ import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.DeltaRetry;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
+import io.latelake.core.time.DayRange;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * every copy within {@code lake.correction.dedup-horizon}, {@link Rollups#daily}) with Delta
  * {@code replaceWhere} on the {@code event_date} partitions. A day whose correct content is empty
  * keeps no row (the replaceWhere removes it). The predicate is built from parsed {@link LocalDate}s
- * ({@link DateArgs.DateRange#predicate}). When the recomputed days equal the table, nothing is
+ * ({@link DayRange#predicate}). When the recomputed days equal the table, nothing is
  * written, so a second run leaves the table (and its version) as the first left it.
  */
 public final class RebuildJob {
@@ -48,17 +49,17 @@ public final class RebuildJob {
   }
 
   /** @param runId this run's id (in {@code monitoring.rollup_runs}) */
-  public record Result(String runId, DateArgs.DateRange range, List<MetricResult> metrics) {}
+  public record Result(String runId, DayRange range, List<MetricResult> metrics) {}
 
   private final SparkSession spark;
   private final CorrectionConfig config;
   private final TableRegistry registry;
   private final CorrectionTables tables;
   private final List<MetricSpec> metrics;
-  private final DateArgs.DateRange range;
+  private final DayRange range;
 
   public RebuildJob(SparkSession spark, CorrectionConfig config, TableRegistry tables,
-      List<MetricSpec> metrics, DateArgs.DateRange range) {
+      List<MetricSpec> metrics, DayRange range) {
     this.spark = spark;
     this.config = config;
     this.registry = tables;

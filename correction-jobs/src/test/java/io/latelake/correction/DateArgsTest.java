@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.time.DayRange;
 import java.time.Instant;
 import java.time.LocalDate;
 import org.junit.jupiter.api.Test;
@@ -32,7 +33,7 @@ class DateArgsTest {
 
   @Test
   void theReplaceWherePredicateIsBuiltFromParsedDates() {
-    DateArgs.DateRange r = DateArgs.range("2024-05-01", "2024-05-03", null, 7, TODAY);
+    DayRange r = DateArgs.range("2024-05-01", "2024-05-03", null, 7, TODAY);
     assertThat(r.predicate("event_date"))
         .isEqualTo("event_date >= DATE'2024-05-01' AND event_date <= DATE'2024-05-03'");
     assertThat(r.days()).isEqualTo(3);
@@ -43,9 +44,9 @@ class DateArgsTest {
   @Test
   void theLookbackEndsToday() {
     assertThat(DateArgs.range(null, null, null, 7, TODAY))
-        .isEqualTo(new DateArgs.DateRange(LocalDate.of(2024, 5, 14), TODAY));
+        .isEqualTo(new DayRange(LocalDate.of(2024, 5, 14), TODAY));
     assertThat(DateArgs.range(null, null, 1, 7, TODAY))
-        .isEqualTo(new DateArgs.DateRange(TODAY, TODAY));
+        .isEqualTo(new DayRange(TODAY, TODAY));
     assertThatThrownBy(() -> DateArgs.range(null, null, 0, 7, TODAY))
         .hasMessage("Invalid value '0' for key '--lookback-days': must be between 1 and 3660");
   }

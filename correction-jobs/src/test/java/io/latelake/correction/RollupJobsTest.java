@@ -7,6 +7,7 @@ import io.latelake.core.config.ConfigLoader;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
+import io.latelake.core.time.DayRange;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -35,8 +36,8 @@ class RollupJobsTest extends SparkTestBase {
         "lake.correction.rollup-time-zone=\"" + zone + "\"")));
   }
 
-  static DateArgs.DateRange days(String from, String to) {
-    return new DateArgs.DateRange(LocalDate.parse(from), LocalDate.parse(to));
+  static DayRange days(String from, String to) {
+    return new DayRange(LocalDate.parse(from), LocalDate.parse(to));
   }
 
   List<String> rows(String path, String expr) {

@@ -1,8 +1,8 @@
 package io.latelake.profiler;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigException;
 import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.config.Settings;
 import java.util.List;
 
 /**
@@ -44,14 +44,8 @@ public record AlertRule(String metric, double above) {
     if (!METRICS.contains(metric)) {
       throw LakeConfigException.invalid(key + ".metric", metric, "expected one of " + METRICS);
     }
-    double above;
-    try {
-      above = rule.getDouble("above");
-    } catch (ConfigException.WrongType e) {
-      throw LakeConfigException.invalid(key + ".above", rule.getValue("above").unwrapped(),
-          "expected a number");
-    }
-    if (above < 0 || Double.isNaN(above) || metric.endsWith("_share") && above > 1) {
+    double above = new Settings(rule, key).number("above");
+    if (above < 0 || metric.endsWith("_share") && above > 1) {
       throw LakeConfigException.invalid(key + ".above", rule.getValue("above").unwrapped(),
           metric.endsWith("_share") ? "a share must be between 0 and 1" : "must not be negative");
     }

@@ -22,6 +22,7 @@ import static org.apache.spark.sql.functions.unix_micros;
 import static org.apache.spark.sql.functions.when;
 
 import io.latelake.core.dedup.ExactDedup;
+import io.latelake.core.time.DayRange;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -147,7 +148,8 @@ public final class LatenessStats {
    * {@code behind_watermark_count}/
    * {@code _share} (behind the watermark in arrival order, {@link #behindWatermark}: what it
    * drops), {@code beyond_correction_count}/{@code _share} (lateness &gt;
-   * correction horizon: never corrected), {@code after_publish_count}/{@code _share} (enqueued
+   * {@code lake.correction.horizon}: arrived after the window was settled),
+   * {@code after_publish_count}/{@code _share} (enqueued
    * after the publish time of the event's own UTC day = day start + publish-after),
    * {@code create_time_count} long (events with Kafka CreateTime: left out of every figure
    * above), {@code clock_basis} string ({@code broker} all measured rows LogAppendTime,

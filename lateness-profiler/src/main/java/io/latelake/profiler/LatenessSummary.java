@@ -2,6 +2,7 @@ package io.latelake.profiler;
 
 import com.typesafe.config.Config;
 import io.latelake.core.table.TableRegistry;
+import io.latelake.core.time.DayRange;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Instant;
@@ -60,8 +61,8 @@ public final class LatenessSummary {
             a.<Double>getAs("configured_dropped_share") * 100,
             a.<Long>getAs("configured_beyond_count"));
       } else {
-        out.printf("  advice %s: correction lookback covering %s%% needs %s s; the configured "
-                + "%s s leaves %,d events (%.4f%%) uncorrected%n", a.getAs("source"),
+        out.printf("  advice %s: correction horizon covering %s%% needs %s s; with the configured "
+                + "%s s, %,d events (%.4f%%) restate settled windows%n", a.getAs("source"),
             a.<Double>getAs("coverage") * 100, a.getAs("advised_delay_s"),
             a.getAs("configured_delay_s"), a.<Long>getAs("configured_beyond_count"),
             a.<Double>getAs("configured_beyond_share") * 100);

@@ -7,6 +7,7 @@ import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
+import io.latelake.core.time.DayRange;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

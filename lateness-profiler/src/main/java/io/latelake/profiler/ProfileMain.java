@@ -5,6 +5,7 @@ import io.latelake.core.ExitCode;
 import io.latelake.core.cli.JobCommand;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
+import io.latelake.core.time.DayRange;
 import java.time.Clock;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;

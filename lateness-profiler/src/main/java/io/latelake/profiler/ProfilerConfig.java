@@ -1,9 +1,9 @@
 package io.latelake.profiler;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigException;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.config.Settings;
+import io.latelake.core.config.SharedSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,8 +14,9 @@ import java.util.List;
  * @param lookbackDays arrival days profiled when no {@code --days} is given (1..3660)
  * @param accuracy {@code percentile_approx} accuracy: rank error ≤ n / accuracy
  * @param watermarkDelay the watermark delay compared with ({@code lake.profiler.watermark-delay},
- *     else {@code lake.silver.watermark-delay})
- * @param correctionHorizon how late the correction path still restates a window
+ *     else {@code lake.gold.watermark-delay}, the delay that closes gold windows)
+ * @param correctionHorizon {@code lake.correction.horizon}: a window counts as settled this long
+ *     after its end; an event later than this restates a settled number
  * @param publishAfter a day's publish time, counted from the start of the event's UTC day
  * @param watermarkCoverage coverage targets of the watermark advice, each in (0, 1)
  * @param correctionCoverage coverage target of the correction lookback advice, in (0, 1)
@@ -48,14 +49,14 @@ public record ProfilerConfig(int lookbackDays, int accuracy, Duration watermarkD
     Settings s = Settings.of(root).sub("lake.profiler");
     int lookback = s.intBetween("lookback-days", 1, 3660);
     int accuracy = s.intBetween("accuracy", 1, 1_000_000);
+    Duration horizon = SharedSettings.correctionHorizon(root);
     Duration watermark = s.optionalString("watermark-delay").isEmpty()
-        ? Settings.of(root).positiveDuration("lake.silver.watermark-delay")
+        ? SharedSettings.goldWatermarkDelay(root)
         : s.positiveDuration("watermark-delay");
-    Duration horizon = s.positiveDuration("correction-horizon");
-    if (horizon.compareTo(watermark) < 0) {
-      throw LakeConfigException.invalid(s.key("correction-horizon"),
-          root.getValue(s.key("correction-horizon")).unwrapped(),
-          "must not be shorter than the watermark delay (" + watermark + ")");
+    if (watermark.compareTo(horizon) > 0) {
+      throw LakeConfigException.invalid(s.key("watermark-delay"),
+          root.getValue(s.key("watermark-delay")).unwrapped(),
+          "must not be longer than lake.correction.horizon (" + horizon + ")");
     }
     Duration publish = s.duration("publish-after");
     List<Double> coverage = shares(s, root, "watermark-coverage");
@@ -63,7 +64,7 @@ public record ProfilerConfig(int lookbackDays, int accuracy, Duration watermarkD
       throw LakeConfigException.invalid(s.key("watermark-coverage"), "[]",
           "give at least one coverage target, e.g. [0.99, 0.999]");
     }
-    double correction = share(root, s.key("correction-coverage"));
+    double correction = share(s, "correction-coverage");
     int steps = s.intBetween("cdf-steps", 10, 100_000);
     List<AlertRule> rules = new ArrayList<>();
     List<? extends Config> ruleConfigs = s.objects("rules");
@@ -72,7 +73,7 @@ public record ProfilerConfig(int lookbackDays, int accuracy, Duration watermarkD
     }
     int window = s.intBetween("drop-window-batches", 1, 1_000_000);
     long maxCount = s.longBetween("drop-max-count", 0, Long.MAX_VALUE);
-    double maxShare = number(root, s.key("drop-max-share"));
+    double maxShare = s.number("drop-max-share");
     if (maxShare < 0 || maxShare > 1) {
       throw LakeConfigException.invalid(s.key("drop-max-share"), maxShare,
           "must be between 0 and 1 (0: off)");
@@ -83,45 +84,26 @@ public record ProfilerConfig(int lookbackDays, int accuracy, Duration watermarkD
     }
     return new ProfilerConfig(lookback, accuracy, watermark, horizon, publish, coverage,
         correction, steps, rules, window, maxCount, maxShare, dir,
-        Settings.of(root).positiveDuration("lake.correction.dedup-horizon"));
+        SharedSettings.dedupHorizon(root));
   }
 
   private static List<Double> shares(Settings s, Config root, String path) {
-    String key = s.key(path);
-    List<Double> out = new ArrayList<>();
-    try {
-      for (Number n : root.getDoubleList(key)) {
-        double v = n.doubleValue();
-        if (!(v > 0 && v < 1)) {
-          throw LakeConfigException.invalid(key, root.getValue(key).unwrapped(),
-              "each coverage must be a share strictly between 0 and 1");
-        }
-        out.add(v);
+    List<Double> out = s.numbers(path);
+    for (double v : out) {
+      if (!(v > 0 && v < 1)) {
+        throw LakeConfigException.invalid(s.key(path), root.getValue(s.key(path)).unwrapped(),
+            "each coverage must be a share strictly between 0 and 1");
       }
-    } catch (ConfigException.WrongType e) {
-      throw LakeConfigException.invalid(key, root.getValue(key).unwrapped(),
-          "expected a list of shares, e.g. [0.99, 0.999]");
     }
     return out;
   }
 
-  private static double share(Config root, String key) {
-    double v = number(root, key);
+  private static double share(Settings s, String path) {
+    double v = s.number(path);
     if (!(v > 0 && v < 1)) {
-      throw LakeConfigException.invalid(key, v, "must be a share strictly between 0 and 1");
+      throw LakeConfigException.invalid(s.key(path), v, "must be a share strictly between 0 and 1");
     }
     return v;
-  }
-
-  private static double number(Config root, String key) {
-    if (!root.hasPath(key)) {
-      throw new LakeConfigException("Missing required key '" + key + "'");
-    }
-    try {
-      return root.getDouble(key);
-    } catch (ConfigException.WrongType e) {
-      throw LakeConfigException.invalid(key, root.getValue(key).unwrapped(), "expected a number");
-    }
   }
 
   /** @return the configured watermark delay in seconds */

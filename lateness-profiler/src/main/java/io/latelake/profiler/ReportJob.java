@@ -11,6 +11,7 @@ import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
+import io.latelake.core.time.DayRange;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -241,7 +242,7 @@ public final class ReportJob {
     html.append("<h3>Advice</h3><ul>");
     for (Row r : rows) {
       String kind = r.getAs("kind");
-      html.append("<li>").append(kind.equals("watermark") ? "Watermark delay" : "Correction lookback")
+      html.append("<li>").append(kind.equals("watermark") ? "Watermark delay" : "Correction horizon")
           .append(" covering ").append(format((double) r.<Double>getAs("coverage") * 100))
           .append("% of events: <b>").append(Charts.human(r.<Double>getAs("advised_delay_s")))
           .append("</b> (").append(format(r.getAs("advised_delay_s"))).append(" s). Configured ")
@@ -254,7 +255,8 @@ public final class ReportJob {
                   + r.<Long>getAs("configured_beyond_count") + " arrived later than the delay)"
               : r.<Long>getAs("configured_beyond_count") + " events ("
                   + format((double) r.<Double>getAs("configured_beyond_share") * 100)
-                  + "%) arrived too late to be corrected").append(".</li>");
+                  + "%) arrived after their window was settled (a restatement of a settled "
+                  + "number)").append(".</li>");
     }
     html.append("</ul>");
   }

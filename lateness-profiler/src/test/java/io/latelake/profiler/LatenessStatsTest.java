@@ -116,7 +116,7 @@ class LatenessStatsTest extends SparkTestBase {
     rows.add(Fixtures.row("x", "2024-05-14T08:00:00Z", "2024-05-14T08:00:02Z", 1, "app",
         "INVALID_FIELD"));
     ProfilerConfig cfg = Fixtures.profiler("lake.profiler.watermark-delay=10 minutes",
-        "lake.profiler.correction-horizon=1 hour", "lake.profiler.publish-after=30 hours");
+        "lake.correction.horizon=1 hour", "lake.profiler.publish-after=30 hours");
     Dataset<Row> stats = LatenessStats.stats(
         LatenessStats.arrivals(Fixtures.bronze(spark, rows)), cfg, NOW);
     assertThat(stats.orderBy("source").collectAsList())

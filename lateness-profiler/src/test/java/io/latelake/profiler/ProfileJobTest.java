@@ -8,6 +8,7 @@ import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
+import io.latelake.core.time.DayRange;
 import java.nio.file.Path;
 import java.sql.Date;
 import java.time.Clock;
@@ -129,7 +130,7 @@ class ProfileJobTest extends SparkTestBase {
     double[] sorted = java.util.Arrays.stream(l).sorted().toArray();
     TableRegistry tables = lake(dir, rows);
     ProfilerConfig cfg = Fixtures.profiler("lake.profiler.watermark-delay=10 minutes",
-        "lake.profiler.correction-horizon=12 minutes", "lake.profiler.correction-coverage=0.995");
+        "lake.correction.horizon=12 minutes", "lake.profiler.correction-coverage=0.995");
     ProfileJob.Result r =
         new ProfileJob(spark, cfg, tables, DayRange.parse("2024-05-14"), CLOCK).run();
     assertThat(r.advice())

@@ -75,10 +75,20 @@ class ProfileMainTest {
         + "'lake.profiler.watermark-coverage': each coverage must be a share strictly between "
         + "0 and 1");
     assertThat(Launcher.execute(new ProfileMain(), "--set",
-        "lake.profiler.correction-horizon=1 minute")).isEqualTo(2);
+        "lake.correction.horizon=1 minute")).isEqualTo(2);
     assertThat(err()).contains("latelake: Invalid value '1 minute' for key "
-        + "'lake.profiler.correction-horizon': must not be shorter than the watermark delay "
-        + "(PT10M)");
+        + "'lake.correction.horizon': must be at least lake.gold.watermark-delay (PT10M), or a "
+        + "settled window could still be open");
+    assertThat(Launcher.execute(new ProfileMain(), "--set",
+        "lake.profiler.watermark-delay=2 hours")).isEqualTo(2);
+    assertThat(err()).contains("latelake: Invalid value '2 hours' for key "
+        + "'lake.profiler.watermark-delay': must not be longer than lake.correction.horizon "
+        + "(PT1H)");
+    assertThat(Launcher.execute(new ProfileMain(), "--set",
+        "lake.profiler.correction-horizon=2 days")).isEqualTo(2);
+    assertThat(err()).contains("latelake: Unknown key 'lake.profiler.correction-horizon' (set in "
+        + "--set lake.profiler.correction-horizon: 1); did you mean 'lake.correction.horizon'? It "
+        + "replaced this key");
     assertThat(Launcher.execute(new ProfileMain(), "--set", "lake.profiler.acuracy=5"))
         .isEqualTo(2);
     assertThat(err()).contains("latelake: Unknown key 'lake.profiler.acuracy' (set in --set "

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
+import io.latelake.core.time.DayRange;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -122,8 +123,9 @@ class RealDataProfileTest extends SparkTestBase {
       throws IOException {
     TableRegistry tables = bronze(dir, "ooo-iot-umts/ooo_umts_events.csv.gz", "ooo-umts");
     JsonNode ref = profileJson("ooo-iot-umts");
-    ProfilerConfig cfg = Fixtures.profiler("lake.profiler.watermark-delay=100 milliseconds",
-        "lake.profiler.correction-horizon=10 seconds",
+    // as conf/ooo-umts.conf: the profiler compares with gold's 0.1 s watermark delay
+    ProfilerConfig cfg = Fixtures.profiler("lake.gold.watermark-delay=100 milliseconds",
+        "lake.correction.horizon=10 seconds",
         "lake.profiler.report-dir=target/report-ooo-umts");
     DayRange range = DayRange.parse("2014-11-10");
     ProfileJob.Result r = profileAndTime(tables, cfg, range, "ooo-umts");
@@ -160,7 +162,7 @@ class RealDataProfileTest extends SparkTestBase {
     TableRegistry tables = bronze(dir, "curl-commits/curl_commit_events.csv.gz", "curl-commits");
     JsonNode ref = profileJson("curl-commits");
     ProfilerConfig cfg = Fixtures.profiler("lake.profiler.watermark-delay=1 day",
-        "lake.profiler.correction-horizon=7 days",
+        "lake.correction.horizon=7 days",
         "lake.profiler.report-dir=target/report-curl-commits");
     DayRange range = DayRange.parse("1999-12-29..2026-08-22");
     ProfileJob.Result r = profileAndTime(tables, cfg, range, "curl-commits");

@@ -7,6 +7,7 @@ import io.latelake.core.LatelakeException;
 import io.latelake.core.streaming.ProgressRecorder;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
+import io.latelake.core.time.DayRange;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,7 +71,7 @@ class ReportJobTest extends SparkTestBase {
         .save(tables.streamProgress());
     Path out = Path.of("target", "report-fixture");
     ProfilerConfig cfg = Fixtures.profiler("lake.profiler.report-dir=\"" + out + "\"",
-        "lake.profiler.watermark-delay=1 minute", "lake.profiler.correction-horizon=10 minutes");
+        "lake.profiler.watermark-delay=1 minute", "lake.correction.horizon=10 minutes");
     DayRange range = DayRange.parse("2024-05-14..2024-05-16");
 
     assertThatThrownBy(() -> new ReportJob(spark, cfg, tables, range, CLOCK).run())

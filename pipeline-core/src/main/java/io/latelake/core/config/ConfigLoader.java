@@ -35,6 +35,13 @@ public final class ConfigLoader {
   private static final List<String> OPEN_SUBTREES =
       List.of("lake.gold.metrics", "lake.bronze.kafka.properties", "lake.spark.conf");
 
+  /**
+   * Keys that were replaced, with the key that now holds their concept. Setting one fails like any
+   * unknown key, with the new key as the suggestion.
+   */
+  static final Map<String, String> REPLACED =
+      Map.of("lake.profiler.correction-horizon", "lake.correction.horizon");
+
   private ConfigLoader() {}
 
   /** @return the shipped defaults, unresolved */
@@ -148,7 +155,9 @@ public final class ConfigLoader {
         continue;
       }
       if (!defaults.hasPathOrNull(key)) {
-        String hint = closest(key, known).map(k -> "; did you mean '" + k + "'?").orElse("");
+        String hint = REPLACED.containsKey(key)
+            ? "; did you mean '" + REPLACED.get(key) + "'? It replaced this key"
+            : closest(key, known).map(k -> "; did you mean '" + k + "'?").orElse("");
         throw new LakeConfigException("Unknown key '" + key + "' (set in "
             + e.getValue().origin().description() + ")" + hint);
       }

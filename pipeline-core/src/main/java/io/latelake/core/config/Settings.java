@@ -154,6 +154,47 @@ public final class Settings {
     }
   }
 
+  /**
+   * A finite decimal number: a HOCON number, or a string holding one ({@code 0.5}, {@code "1e-3"}).
+   * The one place where decimals are read; range checks are the caller's, with its own message.
+   *
+   * @throws LakeConfigException "expected a number" when the value is not a number, "expected a
+   *     finite number" for NaN or an infinity
+   */
+  public double number(String path) {
+    require(path);
+    double v;
+    try {
+      v = config.getDouble(path);
+    } catch (ConfigException.WrongType | ConfigException.BadValue e) {
+      throw LakeConfigException.invalid(key(path), raw(path), "expected a number");
+    }
+    if (!Double.isFinite(v)) {
+      throw LakeConfigException.invalid(key(path), raw(path), "expected a finite number");
+    }
+    return v;
+  }
+
+  /**
+   * A list of finite decimal numbers (see {@link #number}).
+   *
+   * @throws LakeConfigException "expected a list of numbers" when the value is not a list of
+   *     numbers, "expected finite numbers" when an entry is NaN or an infinity
+   */
+  public List<Double> numbers(String path) {
+    require(path);
+    List<Double> v;
+    try {
+      v = config.getDoubleList(path);
+    } catch (ConfigException.WrongType | ConfigException.BadValue e) {
+      throw LakeConfigException.invalid(key(path), raw(path), "expected a list of numbers");
+    }
+    if (v.stream().anyMatch(d -> !Double.isFinite(d))) {
+      throw LakeConfigException.invalid(key(path), raw(path), "expected finite numbers");
+    }
+    return List.copyOf(v);
+  }
+
   /** A list of non-blank strings. */
   public List<String> strings(String path) {
     require(path);

@@ -42,6 +42,30 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aReplacedKeyIsRejectedNamingTheKeyThatReplacedIt() throws Exception {
+    assertThatThrownBy(() -> load("lake.profiler.correction-horizon=\"2 days\""))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Unknown key 'lake.profiler.correction-horizon' (set in --set "
+            + "lake.profiler.correction-horizon: 1); did you mean 'lake.correction.horizon'? It "
+            + "replaced this key");
+    Path f = tmp.resolve("old.conf");
+    Files.writeString(f, "lake.profiler {\n  correction-horizon = 2 days\n}\n");
+    assertThatThrownBy(() -> ConfigLoader.load(Optional.of(f), List.of()))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Unknown key 'lake.profiler.correction-horizon' (set in " + f + ": 2); did "
+            + "you mean 'lake.correction.horizon'? It replaced this key");
+  }
+
+  @Test
+  void everyReplacedKeyPointsAtAKeyThatExists() {
+    Config defaults = ConfigLoader.defaults().resolve();
+    assertThat(ConfigLoader.REPLACED).isNotEmpty().allSatisfy((old, now) -> {
+      assertThat(defaults.hasPath(old)).as(old).isFalse();
+      assertThat(defaults.hasPath(now)).as(now).isTrue();
+    });
+  }
+
+  @Test
   void unknownKeyInAFileNamesTheFile() throws Exception {
     Path f = tmp.resolve("bad.conf");
     Files.writeString(f, "lake {\n  gold {\n    trigger-intervall = 5s\n  }\n}\n");

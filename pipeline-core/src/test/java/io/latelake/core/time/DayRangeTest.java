@@ -1,0 +1,70 @@
+package io.latelake.core.time;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.latelake.core.config.LakeConfigException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.Test;
+
+class DayRangeTest {
+  private static final LocalDate D14 = LocalDate.of(2024, 5, 14);
+  private static final LocalDate D16 = LocalDate.of(2024, 5, 16);
+
+  @Test
+  void parsesADayOrARange() {
+    assertThat(DayRange.parse("2024-05-14")).isEqualTo(new DayRange(D14, D14));
+    assertThat(DayRange.parse(" 2024-05-14 .. 2024-05-16 ")).isEqualTo(new DayRange(D14, D16));
+    assertThat(DayRange.parse("2024-05-14..2024-05-16").days()).isEqualTo(3L);
+    assertThat(DayRange.parse("2024-05-14..2024-05-16")).hasToString("2024-05-14..2024-05-16");
+  }
+
+  @Test
+  void badTextNamesTheOptionAndTheValue() {
+    assertThatThrownBy(() -> DayRange.parse("--days", "2024-13-01"))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid value '2024-13-01' for option '--days': expected a UTC day "
+            + "YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD");
+    assertThatThrownBy(() -> DayRange.parse("--range", "2024-05-16..2024-05-14"))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid value '2024-05-16..2024-05-14' for option '--range': the last day "
+            + "is before the first");
+    assertThatThrownBy(() -> DayRange.parse("1014-01-01..2024-05-14"))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid value '1014-01-01..2024-05-14' for option '--days': more than "
+            + "36600 days");
+    assertThatThrownBy(() -> DayRange.parse(null))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid value 'null' for option '--days': expected a UTC day YYYY-MM-DD or "
+            + "a range YYYY-MM-DD..YYYY-MM-DD");
+  }
+
+  @Test
+  void aReversedRangeCannotBeBuilt() {
+    assertThatThrownBy(() -> new DayRange(D16, D14))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid day range 2024-05-16..2024-05-14: the last day is before the first");
+  }
+
+  @Test
+  void lastDaysEndToday() {
+    Clock clock = Clock.fixed(Instant.parse("2024-05-16T23:59:59Z"), ZoneOffset.UTC);
+    assertThat(DayRange.lastDays(3, clock)).isEqualTo(new DayRange(D14, D16));
+    assertThat(DayRange.lastDays(1, D16)).isEqualTo(new DayRange(D16, D16));
+    assertThatThrownBy(() -> DayRange.lastDays(0, D16))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid day count 0: at least 1");
+  }
+
+  @Test
+  void predicateUsesTheParsedDatesAndAValidColumn() {
+    assertThat(new DayRange(D14, D16).predicate("event_date"))
+        .isEqualTo("event_date >= DATE'2024-05-14' AND event_date <= DATE'2024-05-16'");
+    assertThatThrownBy(() -> new DayRange(D14, D16).predicate("x; DROP"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid column name 'x; DROP'");
+  }
+}
