@@ -75,8 +75,15 @@ class SecretsLeakIT extends SparkTestBase {
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
       if (arg.startsWith("--add-") || arg.startsWith("-XX:+Ignore")
-          || arg.startsWith("-Djdk.reflect") || arg.startsWith("-Dio.netty")) {
+          || arg.startsWith("-XX:TieredStopAtLevel") || arg.startsWith("-Djdk.reflect")
+          || arg.startsWith("-Dio.netty")) {
         cmd.add(arg);
+      }
+    }
+    // The test JVM's Delta settings (spark.databricks.*, set by the build for every test).
+    for (String property : System.getProperties().stringPropertyNames()) {
+      if (property.startsWith("spark.databricks.")) {
+        cmd.add("-D" + property + "=" + System.getProperty(property));
       }
     }
     cmd.addAll(List.of("-Xmx1g", "-Dspark.master=local[1]", "-Dspark.ui.enabled=false",

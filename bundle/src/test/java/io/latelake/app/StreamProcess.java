@@ -36,6 +36,15 @@ final class StreamProcess implements AutoCloseable {
         cmd.add(a);
       }
     }
+    // The test JVM's Delta settings (spark.databricks.*, set by the build for every test).
+    for (String name : System.getProperties().stringPropertyNames()) {
+      if (name.startsWith("spark.databricks.")) {
+        cmd.add("-D" + name + "=" + System.getProperty(name));
+      }
+    }
+    // A child lives for seconds to a few minutes: the client compiler alone starts it sooner
+    // and leaves the two cores to Spark instead of to C2 compiler threads.
+    cmd.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
     cmd.addAll(List.of("-Xmx1g", "-Dspark.master=local[2]", "-Dspark.ui.enabled=false",
         "-Dlog4j.configurationFile=" + repoRoot().resolve("conf/log4j2-local.properties"),
         "-cp", System.getProperty("java.class.path"), RunMain.class.getName()));
@@ -106,7 +115,14 @@ final class StreamProcess implements AutoCloseable {
   /** Waits until {@code condition} holds; fails (with the log tail) if the process dies first. */
   void waitFor(String what, Duration bound, BooleanSupplier condition) throws InterruptedException {
     long deadline = System.nanoTime() + bound.toNanos();
-    while (!condition.getAsBoolean()) {
+    while (true) {
+      long started = System.nanoTime();
+      if (condition.getAsBoolean()) {
+        return;
+      }
+      // A condition that reads Delta tables runs Spark jobs in this JVM: poll so that checking
+      // takes at most a quarter of the time, leaving the cores to the child it waits for.
+      long pause = Math.max(250, 3 * (System.nanoTime() - started) / 1_000_000);
       if (!process.isAlive()) {
         throw new IllegalStateException("run exited (" + process.exitValue() + ") before " + what
             + ":\n" + tail());
@@ -114,7 +130,7 @@ final class StreamProcess implements AutoCloseable {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("no " + what + " within " + bound + ":\n" + tail());
       }
-      Thread.sleep(250);
+      Thread.sleep(pause);
     }
   }
 
