@@ -32,7 +32,7 @@ public final class CheckpointGuard {
       FileSystem fs = log.getFileSystem(conf);
       boolean tableHasData = fs.exists(log) && fs.listStatus(log,
           p -> p.getName().endsWith(".json") && !p.getName().equals("00000000000000000000.json"))
-          .length > 0;
+          .length > 0 && !onlyMetadataCommits(spark, tablePath);
       boolean hasCheckpoint = offsets.getFileSystem(conf).exists(offsets)
           && offsets.getFileSystem(conf).listStatus(offsets).length > 0;
       if (tableHasData && !hasCheckpoint) {
@@ -45,5 +45,18 @@ public final class CheckpointGuard {
       throw new LatelakeException("Cannot check checkpoint " + checkpointPath + ": "
           + e.getMessage(), ExitCode.RUNTIME_FAILURE, e);
     }
+  }
+
+  /**
+   * @return true when every commit of the table since version 0 is still in its history and
+   *     none wrote data: creation and table properties only (the gold stream records its metric
+   *     definition and watermark delay before its first micro-batch)
+   */
+  private static boolean onlyMetadataCommits(SparkSession spark, String tablePath) {
+    java.util.List<org.apache.spark.sql.Row> commits = io.delta.tables.DeltaTable
+        .forPath(spark, tablePath).history().select("version", "operation").collectAsList();
+    return commits.stream().anyMatch(r -> r.getLong(0) == 0) && commits.stream()
+        .allMatch(r -> java.util.Set.of("CREATE TABLE", "SET TBLPROPERTIES")
+            .contains(r.getString(1)));
   }
 }
