@@ -32,10 +32,10 @@ public final class CheckpointGuard {
       FileSystem fs = log.getFileSystem(conf);
       boolean tableHasData = fs.exists(log) && fs.listStatus(log,
           p -> p.getName().endsWith(".json") && !p.getName().equals("00000000000000000000.json"))
-          .length > 0 && !onlyMetadataCommits(spark, tablePath);
+          .length > 0;
       boolean hasCheckpoint = offsets.getFileSystem(conf).exists(offsets)
           && offsets.getFileSystem(conf).listStatus(offsets).length > 0;
-      if (tableHasData && !hasCheckpoint) {
+      if (tableHasData && !hasCheckpoint && !onlyMetadataCommits(spark, tablePath)) {
         throw new LatelakeException("Cannot start stream '" + queryName + "': table " + tablePath
             + " has commits but checkpoint " + checkpointPath + " has none. Restarting from "
             + "scratch would read the input again; restore the checkpoint, or delete the table "
@@ -48,13 +48,13 @@ public final class CheckpointGuard {
   }
 
   /**
-   * @return true when every commit of the table since version 0 is still in its history and
-   *     none wrote data: creation and table properties only (the gold stream records its metric
-   *     definition and watermark delay before its first micro-batch)
+   * @return true when the table has at most 10 commits, all still in its history, and none
+   *     wrote data: creation and table properties only (streams record their watermark delay,
+   *     gold its metric definition, before the first micro-batch)
    */
   private static boolean onlyMetadataCommits(SparkSession spark, String tablePath) {
     java.util.List<org.apache.spark.sql.Row> commits = io.delta.tables.DeltaTable
-        .forPath(spark, tablePath).history().select("version", "operation").collectAsList();
+        .forPath(spark, tablePath).history(10).select("version", "operation").collectAsList();
     return commits.stream().anyMatch(r -> r.getLong(0) == 0) && commits.stream()
         .allMatch(r -> java.util.Set.of("CREATE TABLE", "SET TBLPROPERTIES")
             .contains(r.getString(1)));
