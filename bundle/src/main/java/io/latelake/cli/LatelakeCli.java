@@ -11,6 +11,7 @@ import io.latelake.core.cli.Launcher;
 import io.latelake.correction.ApplyCorrectionsMain;
 import io.latelake.correction.AsOfMain;
 import io.latelake.correction.AuditMain;
+import io.latelake.correction.BackfillMain;
 import io.latelake.correction.CascadeMain;
 import io.latelake.correction.CorrectMain;
 import io.latelake.correction.RebuildMain;
@@ -31,7 +32,7 @@ import picocli.CommandLine.Command;
     subcommands = {BronzeMain.class, SilverMain.class, GoldMain.class, RunMain.class,
         DemoCommand.class,
         ReplayMain.class, CorrectMain.class, ApplyCorrectionsMain.class, RebuildMain.class,
-        CascadeMain.class, AuditMain.class, AsOfMain.class, ProfileMain.class,
+        CascadeMain.class, AuditMain.class, AsOfMain.class, BackfillMain.class, ProfileMain.class,
         ReportMain.class, CatalogMain.class, SqlMain.class, NotebookMain.class})
 public final class LatelakeCli implements Runnable {
   @picocli.CommandLine.Spec

@@ -96,8 +96,8 @@ class LatelakeCliTest {
     List<String> commands = List.copyOf(new CommandLine(new LatelakeCli()).getSubcommands()
         .keySet());
     assertThat(commands).containsExactly("bronze", "silver", "gold", "run", "demo", "replay",
-        "correct", "apply-corrections", "rebuild", "cascade", "audit", "asof", "profile", "report",
-        "catalog", "sql", "notebook");
+        "correct", "apply-corrections", "rebuild", "cascade", "audit", "asof", "backfill",
+        "profile", "report", "catalog", "sql", "notebook");
     for (String command : commands) {
       for (String flag : List.of("-h", "--help")) {
         Outcome o = run(command, flag);

@@ -2,6 +2,7 @@ package io.latelake.gold;
 
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.metric.MetricAggregation;
+import io.latelake.core.metric.MetricDefinitionGuard;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.streaming.CheckpointGuard;
 import io.latelake.core.streaming.StreamRunner;
@@ -67,6 +68,7 @@ public final class GoldJob {
       CheckpointGuard.requireCheckpointIfTableHasData(spark, metric.queryName(), path, checkpoint);
       DeltaTables.createIfNotExists(spark, path, GoldMerge.tableSchema(agg.schema()), List.of(),
           Map.of("delta.enableChangeDataFeed", "true"));
+      MetricDefinitionGuard.check(spark, path, metric, config.watermarkDelay());
       starts.add(new StreamRunner.Start(metric.queryName(), checkpoint,
           () -> start(agg, metric, path, checkpoint)));
     }

@@ -17,7 +17,8 @@ import org.apache.spark.sql.types.StructType;
  * ({@code window_start}, group-by columns).
  *
  * <p>Idempotent twice over: the commit carries Delta's {@code txnAppId}/{@code txnVersion}
- * (the query name and batch id), so a replayed batch is skipped; and a matched row is updated only
+ * (the query name with the checkpoint's query id, and the batch id), so a replayed batch is
+ * skipped; and a matched row is updated only
  * when a measure changed, so re-applying the same values never touches {@code updated_at}.
  */
 public final class GoldMerge {
@@ -61,7 +62,10 @@ public final class GoldMerge {
 
   private static void mergeRows(Dataset<Row> batch, long batchId, String path, MetricSpec metric) {
     SparkSession s = batch.sparkSession();
-    s.conf().set(TXN_APP_ID, "latelake-" + metric.queryName());
+    // Scoped to the checkpoint (its query id): a new checkpoint (backfill) starts at batch 0 again.
+    String queryId = s.sparkContext().getLocalProperty("sql.streaming.queryId");
+    s.conf().set(TXN_APP_ID, "latelake-" + metric.queryName()
+        + (queryId == null ? "" : "-" + queryId));
     s.conf().set(TXN_VERSION, Long.toString(batchId));
     try {
       String on = keyCondition(metric);

@@ -4,6 +4,7 @@ import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.streaming.CheckpointGuard;
 import io.latelake.core.streaming.StreamRunner;
 import io.latelake.core.streaming.StreamSummary;
+import io.latelake.core.streaming.WatermarkDelays;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
 import java.util.List;
@@ -62,6 +63,8 @@ public final class SilverJob {
     CheckpointGuard.requireCheckpointIfTableHasData(spark, SilverConfig.QUERY_NAME, path,
         checkpoint);
     DeltaTables.createIfNotExists(spark, path, silver.schema(), List.of(), Map.of());
+    WatermarkDelays.check(spark, path, SilverConfig.QUERY_NAME, "lake.silver.watermark-delay",
+        config.watermarkDelay());
     return List.of(new StreamRunner.Start(SilverConfig.QUERY_NAME, checkpoint,
         () -> start(silver, path, checkpoint)));
   }

@@ -35,7 +35,7 @@ public final class CheckpointGuard {
           .length > 0;
       boolean hasCheckpoint = offsets.getFileSystem(conf).exists(offsets)
           && offsets.getFileSystem(conf).listStatus(offsets).length > 0;
-      if (tableHasData && !hasCheckpoint) {
+      if (tableHasData && !hasCheckpoint && !onlyMetadataCommits(spark, tablePath)) {
         throw new LatelakeException("Cannot start stream '" + queryName + "': table " + tablePath
             + " has commits but checkpoint " + checkpointPath + " has none. Restarting from "
             + "scratch would read the input again; restore the checkpoint, or delete the table "
@@ -45,5 +45,18 @@ public final class CheckpointGuard {
       throw new LatelakeException("Cannot check checkpoint " + checkpointPath + ": "
           + e.getMessage(), ExitCode.RUNTIME_FAILURE, e);
     }
+  }
+
+  /**
+   * @return true when the table has at most 10 commits, all still in its history, and none
+   *     wrote data: creation and table properties only (streams record their watermark delay,
+   *     gold its metric definition, before the first micro-batch)
+   */
+  private static boolean onlyMetadataCommits(SparkSession spark, String tablePath) {
+    java.util.List<org.apache.spark.sql.Row> commits = io.delta.tables.DeltaTable
+        .forPath(spark, tablePath).history(10).select("version", "operation").collectAsList();
+    return commits.stream().anyMatch(r -> r.getLong(0) == 0) && commits.stream()
+        .allMatch(r -> java.util.Set.of("CREATE TABLE", "SET TBLPROPERTIES")
+            .contains(r.getString(1)));
   }
 }
