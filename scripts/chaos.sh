@@ -30,6 +30,7 @@ done
 command -v mvn >/dev/null 2>&1 || { echo "chaos: mvn not found: install Maven" >&2; exit 2; }
 
 FIGURES="$ROOT/bundle/target/chaos-figures.txt"
+mkdir -p "$ROOT/bundle/target"
 rm -f "$FIGURES"
 echo "chaos: $RECORDS records, $KILLS kills, seed $SEED (builds first; takes a while)" >&2
 status=0

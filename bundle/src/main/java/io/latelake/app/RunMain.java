@@ -17,10 +17,12 @@ import io.latelake.silver.SilverConfig;
 import io.latelake.silver.SilverJob;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.hadoop.util.ShutdownHookManager;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code latelake run}: the fast path as one long-running Spark application — bronze, silver and
@@ -31,23 +33,36 @@ import picocli.CommandLine.Command;
  * <p>Runs until stopped. SIGTERM stops every query after its running micro-batch and records
  * its progress; the JVM then exits with 143. When one query fails the others are stopped and the
  * exit code is 1, the message naming the query and the reason. Exit 2: bad usage or config.
+ *
+ * <p>{@code --available-now} runs the layers one after the other instead, each with the
+ * available-now trigger to the end of its input (bronze to the end of its source, then silver to
+ * the end of bronze, then gold to the end of silver), and exits 0: the same result every time
+ * for the same input, for cron and tests. The next run resumes from the checkpoints, so late
+ * events that landed in between are filtered against the watermark the previous run left.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
     description = "Run bronze, silver and gold as concurrent long-running streams (processing-time "
-        + "trigger) until SIGTERM.")
+        + "trigger) until SIGTERM; with --available-now, each layer to the end of its input, in "
+        + "order, then exit.")
 public final class RunMain extends JobCommand<RunMain.Layers> {
   private static final Logger LOG = LoggerFactory.getLogger(RunMain.class);
 
+  @Option(names = "--available-now", description = "Run bronze, then silver, then gold, each "
+      + "with the available-now trigger to the end of its input, and exit 0 (for cron).")
+  boolean availableNow;
+
   /**
-   * The validated config of each layer, triggers forced to processing-time.
+   * The validated config of each layer, triggers forced to processing-time (available-now with
+   * {@code --available-now}).
    *
    * @param bronze bronze
    * @param silver silver
    * @param gold gold
    * @param tables table paths
+   * @param availableNow true: one layer after the other, each to the end of its input
    */
   public record Layers(BronzeConfig bronze, SilverConfig silver, GoldConfig gold,
-      TableRegistry tables) {}
+      TableRegistry tables, boolean availableNow) {}
 
   public static void main(String[] args) {
     System.exit(Launcher.execute(new RunMain(), args));
@@ -63,16 +78,19 @@ public final class RunMain extends JobCommand<RunMain.Layers> {
     Config c = config;
     for (String layer : List.of("bronze", "silver", "gold")) {
       c = c.withValue("lake." + layer + ".trigger",
-          ConfigValueFactory.fromAnyRef("processing-time"));
+          ConfigValueFactory.fromAnyRef(availableNow ? "available-now" : "processing-time"));
     }
     return new Layers(BronzeConfig.fromConfig(c), SilverConfig.fromConfig(c),
-        GoldConfig.fromConfig(c), TableRegistry.fromConfig(c));
+        GoldConfig.fromConfig(c), TableRegistry.fromConfig(c), availableNow);
   }
 
   @Override
   protected ExitCode run(JobContext context, Layers layers) {
     SparkSession spark = context.spark();
     TableRegistry tables = layers.tables();
+    if (layers.availableNow()) {
+      return runInOrder(spark, layers);
+    }
     List<StreamRunner.Start> starts = new ArrayList<>();
     // In this order: each layer creates the table the next one reads.
     starts.addAll(new BronzeJob(spark, layers.bronze(), tables).starts());
@@ -83,6 +101,25 @@ public final class RunMain extends JobCommand<RunMain.Layers> {
         layers.bronze().trigger(), layers.silver().trigger(), layers.gold().trigger());
     for (StreamSummary s : StreamRunner.run(spark, tables.streamProgress(), starts)) {
       LOG.info("{} stopped: {} micro-batches, {} rows read, {} dropped by the watermark",
+          s.queryName(), s.batches(), s.inputRows(), s.droppedByWatermark());
+    }
+    return ExitCode.OK;
+  }
+
+  /** {@code --available-now}: bronze, silver, gold, each to the end of its input; exit 0. */
+  private static ExitCode runInOrder(SparkSession spark, Layers layers) {
+    TableRegistry tables = layers.tables();
+    List<StreamSummary> done = new ArrayList<>();
+    LOG.info("Running bronze, silver and gold in order, each to the end of its input");
+    done.add(new BronzeJob(spark, layers.bronze(), tables).run().summary());
+    if (!ShutdownHookManager.get().isShutdownInProgress()) {
+      done.add(new SilverJob(spark, layers.silver(), tables).run().summary());
+    }
+    if (!ShutdownHookManager.get().isShutdownInProgress()) {
+      done.addAll(new GoldJob(spark, layers.gold(), tables).run().summaries());
+    }
+    for (StreamSummary s : done) {
+      LOG.info("{} done: {} micro-batches, {} rows read, {} dropped by the watermark",
           s.queryName(), s.batches(), s.inputRows(), s.droppedByWatermark());
     }
     return ExitCode.OK;

@@ -34,6 +34,7 @@ class KafkaCrashIT extends SparkTestBase {
   private static final int KILLS = Integer.getInteger("latelake.chaos.kills", 5);
   private static final long SEED = Long.getLong("latelake.chaos.seed", 20261130L);
   private static final Duration BOUND = Duration.ofMinutes(10);
+  private static final int PRODUCE_CHUNK = 5000;
   private static final Instant T0 = Instant.parse("2024-05-14T10:00:00Z");
 
   @TempDir
@@ -66,8 +67,14 @@ class KafkaCrashIT extends SparkTestBase {
           "/p" + (id % 3), id % 7);
       (i % 2 == 0 ? p0 : p1).add(e);
     }
-    broker.produce("events", 0, p0);
-    broker.produce("events", 1, p1);
+    // In chunks: the test producer's delivery timeout (30 s) runs from send(), and 100,000
+    // records queued at once expire behind each other on a loaded machine (chaos.sh).
+    for (int from = 0; from < p0.size(); from += PRODUCE_CHUNK) {
+      broker.produce("events", 0, p0.subList(from, Math.min(p0.size(), from + PRODUCE_CHUNK)));
+    }
+    for (int from = 0; from < p1.size(); from += PRODUCE_CHUNK) {
+      broker.produce("events", 1, p1.subList(from, Math.min(p1.size(), from + PRODUCE_CHUNK)));
+    }
     long distinctIds = RECORDS - RECORDS / 10;
     List<String> sets = List.of(
         "lake.root=\"" + root + "\"",

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code latelake run} in its own JVM on landing files: SIGTERM during a micro-batch stops all
  * three queries cleanly (exit 143, nothing logged at ERROR, every micro-batch recorded once);
- * one query failing stops the others and exits 1 naming it.
+ * {@code --available-now} takes each layer to the end of its input and exits 0; one query failing
+ * stops the others and exits 1 naming it.
  */
 class RunCommandIT extends SparkTestBase {
   private static final Duration BOUND = Duration.ofMinutes(10);
@@ -78,6 +79,41 @@ class RunCommandIT extends SparkTestBase {
         "gold_page_5m"));
     // Bronze stopped before the 30 files were read: the stop did not wait for the input.
     assertThat(DeltaTablesProbe.count(spark, root + "/bronze/events")).isLessThan(200);
+  }
+
+  @Test
+  void availableNowRunsEachLayerToTheEndOfItsInputAndExitsZero(@TempDir Path tmp)
+      throws Exception {
+    Path root = tmp.resolve("lake");
+    land(root, 0, 3);
+    int exit;
+    String log;
+    Path runLog = StreamProcess.logFile("RunCommandIT-available-now");
+    try (StreamProcess run = StreamProcess.run(runLog, sets(root), "--available-now")) {
+      exit = run.await(BOUND);
+      log = run.logText();
+    }
+    assertThat(exit).isZero();
+    assertThat(log).doesNotContain(" ERROR ")
+        .contains("bronze_web done: 3 micro-batches, 30 rows read, 0 dropped by the watermark")
+        .contains("gold_page_5m done: ");
+    assertThat(DeltaTablesProbe.count(spark, root + "/bronze/events")).isEqualTo(30);
+    assertThat(DeltaTablesProbe.sum(spark, root + "/gold/page_5m", "events")).isEqualTo(30);
+    ProgressAssert.exactlyOncePerBatch(spark, root, List.of("bronze_web", "silver_events",
+        "gold_page_5m"));
+
+    // The next run resumes from the checkpoints: only the new file is read.
+    land(root, 3, 1);
+    try (StreamProcess run = StreamProcess.run(runLog, sets(root), "--available-now")) {
+      exit = run.await(BOUND);
+      log = run.logText();
+    }
+    assertThat(exit).isZero();
+    assertThat(log).doesNotContain(" ERROR ")
+        .contains("bronze_web done: 1 micro-batches, 10 rows read, 0 dropped by the watermark");
+    assertThat(DeltaTablesProbe.sum(spark, root + "/gold/page_5m", "events")).isEqualTo(40);
+    ProgressAssert.exactlyOncePerBatch(spark, root, List.of("bronze_web", "silver_events",
+        "gold_page_5m"));
   }
 
   @Test

@@ -8,9 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.Config;
 import io.latelake.bronze.replay.CapturedEvents;
 import io.latelake.bronze.replay.LandingWriter;
-import io.latelake.bronze.replay.ReplayMain;
 import io.latelake.bronze.replay.ReplayPlan;
-import io.latelake.core.cli.Launcher;
 import io.latelake.core.config.ConfigLoader;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
@@ -32,7 +30,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.spark.sql.Row;
@@ -46,22 +43,42 @@ import org.slf4j.LoggerFactory;
 /**
  * The bundle jar under spark-submit on a real Spark standalone cluster: a master and two workers
  * (each its own JVM, started by {@code scripts/spark-cluster.sh} from Spark's Maven jars, on
- * 127.0.0.1), client deploy mode, the phone data's first {@value #EVENTS} events as landing files.
- * bronze, silver and gold run as separate applications with the available-now trigger, then
- * {@code correct}; gold must equal, row for row, the lock-step fast path ({@link FastPath}, one
- * step per replay slice) followed by {@code correct} in this JVM. The applications must have run
- * their tasks on the cluster's executors (the master's JSON and each application's event log say
- * so). The lake is a local folder: driver and executors share the file system.
+ * 127.0.0.1), client deploy mode, the phone data's first {@value #EVENTS} events as landing files
+ * in 10-second replay slices. {@code run --available-now} runs as cron would run it: once after
+ * every {@value #SLICES_PER_RUN} slices have landed, so the slices of a later run that are behind
+ * the watermark the earlier run left are dropped by the fast path; then {@code correct} restates
+ * them. Gold must equal, row for row, the lock-step fast path in this JVM ({@link FastPath}: one
+ * step, the same code as {@code run --available-now}, after the same slices) followed by
+ * {@code correct}, and both sides must have dropped and restated the same rows. The applications
+ * must have run their tasks on the cluster's executors (the master's JSON and each application's
+ * event log say so). The lake is a local folder: driver and executors share the file system.
  */
 class SparkClusterIT extends SparkTestBase {
   private static final Logger LOG = LoggerFactory.getLogger(SparkClusterIT.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   static final int EVENTS = 2000;
-  static final Duration SLICE = Duration.ofSeconds(30);
+  static final Duration SLICE = Duration.ofSeconds(10);
+  /**
+   * Slices landed between two {@code run --available-now} submits on the cluster: the first run
+   * takes slices 1-10, the second 11-13, whose stragglers are behind the watermark the first run
+   * left.
+   */
+  static final int SLICES_PER_RUN = 10;
   static final String METRIC = "events_per_device_10s";
-  /** A bound for one spark-submit, so a hung application fails the test instead of CI. */
-  static final long SUBMIT_TIMEOUT_MINUTES = 10;
+  /**
+   * Rows the fast path drops by the watermark in the second run (silver and gold together): the
+   * events of slices 11-13 whose event time is at or before the first run's last watermark (its
+   * highest event time − 100 ms); computed from the data by that rule.
+   */
+  static final long DROPPED = 3;
+  /** Gold rows {@code correct} restates afterwards: the (window, device) rows of those events. */
+  static final long RESTATED = 3;
+  /**
+   * A bound for one spark-submit (one {@code run} takes three layers), so a hung application
+   * fails the test instead of CI.
+   */
+  static final long SUBMIT_TIMEOUT_MINUTES = 20;
 
   private static final Path REPO = Path.of(System.getProperty("latelake.repo", ".."))
       .toAbsolutePath().normalize();
@@ -76,6 +93,7 @@ class SparkClusterIT extends SparkTestBase {
 
   private Path clusterDir;
   private String masterUrl;
+  private int submits;
 
   @BeforeAll
   void startCluster() throws Exception {
@@ -127,34 +145,38 @@ class SparkClusterIT extends SparkTestBase {
 
   @Test
   void goldOnTheClusterEqualsTheLockStepResult() throws Exception {
-    // The cluster: replay into landing files, then the fast path and the correction there.
+    List<List<CapturedEvents.Event>> slices = ReplayPlan.slices(
+        CapturedEvents.read(DATASET, "arrival_time").subList(0, EVENTS), SLICE);
+    assertThat(slices).hasSize(13);
+    // The cluster: the fast path with `run --available-now`, then the correction there.
     Path clusterLake = tmp.resolve("cluster-lake");
-    int replayed = Launcher.execute(new ReplayMain(), "--dataset", DATASET.toString(),
-        "--limit", String.valueOf(EVENTS), "--slice", SLICE.toString(),
-        "--landing", clusterLake.resolve("landing").toString());
-    assertThat(replayed).isZero();
     Path events = Files.createDirectories(tmp.resolve("event-logs"));
-    runFastPathOnCluster(clusterLake, events);
+    runFastPathOnCluster(clusterLake, events, slices);
     submit("io.latelake.correction.CorrectMain", clusterLake, events,
         "--since", "2000-01-01");
 
-    // The same slices in lock step in this JVM, then the same correction.
+    // The same slices in lock step in this JVM, a step where the cluster ran, then `correct`.
     Path localLake = tmp.resolve("local-lake");
     Config local = lakeConfig(localLake);
     FastPath fast = new FastPath(spark, local);
     LandingWriter writer = new LandingWriter(localLake.resolve("landing"));
-    List<List<CapturedEvents.Event>> slices = ReplayPlan.slices(
-        CapturedEvents.read(DATASET, "arrival_time").subList(0, EVENTS), SLICE);
     long dropped = 0;
     for (int i = 0; i < slices.size(); i++) {
       writer.write(i + 1, slices.get(i));
-      dropped += fast.step().droppedByWatermark();
+      if ((i + 1) % SLICES_PER_RUN == 0 || i + 1 == slices.size()) {
+        dropped += fast.step().droppedByWatermark();
+      }
     }
     CorrectionConfig cc = CorrectionConfig.fromConfig(local);
     CorrectJob.Result corrected = new CorrectJob(spark, cc, TableRegistry.fromConfig(local),
         cc.metrics(), Optional.of(Instant.EPOCH)).run();
     LOG.info("lock step: {} slices, {} rows dropped by the watermark, {} gold rows restated",
         slices.size(), dropped, corrected.rowsChanged());
+    long clusterDropped = droppedByWatermark(clusterLake);
+    long clusterRestated = spark.read().format("delta")
+        .load(clusterLake + "/monitoring/corrections_log").count();
+    LOG.info("cluster: {} rows dropped by the watermark, {} gold rows restated", clusterDropped,
+        clusterRestated);
 
     List<String> clusterGold = goldRows(clusterLake);
     List<String> localGold = goldRows(localLake);
@@ -165,21 +187,37 @@ class SparkClusterIT extends SparkTestBase {
         .isEqualTo(EVENTS);
     assertThat(spark.read().format("delta").load(clusterLake + "/bronze/events").count())
         .isEqualTo(EVENTS);
+    // Both fast paths dropped the same late events and `correct` restated their windows:
+    // (dropped, restated) in this JVM, then on the cluster.
+    assertThat(List.of(dropped, corrected.rowsChanged(), clusterDropped, clusterRestated))
+        .containsExactly(DROPPED, RESTATED, DROPPED, RESTATED);
 
     assertAppsRanOnExecutors(events);
   }
 
   /**
-   * bronze, silver and gold on the cluster, each a spark-submit with the available-now trigger:
-   * each processes what has landed and stops. (With {@code run}, this becomes one submit.)
+   * The fast path on the cluster as a cron job runs it: the slices land in order, and after every
+   * {@value #SLICES_PER_RUN} of them (and after the last) one spark-submit of
+   * {@code run --available-now} takes bronze, silver and gold to the end of their input and exits
+   * 0. Each run resumes from the checkpoints, so a later run filters its late events against the
+   * watermark the earlier run left, as a long-running stream does between two micro-batches.
    */
-  private void runFastPathOnCluster(Path lake, Path eventLogs) throws Exception {
-    submit("io.latelake.bronze.BronzeMain", lake, eventLogs,
-        "--set", "lake.bronze.trigger=available-now");
-    submit("io.latelake.silver.SilverMain", lake, eventLogs,
-        "--set", "lake.silver.trigger=available-now");
-    submit("io.latelake.gold.GoldMain", lake, eventLogs,
-        "--set", "lake.gold.trigger=available-now");
+  private void runFastPathOnCluster(Path lake, Path eventLogs,
+      List<List<CapturedEvents.Event>> slices) throws Exception {
+    LandingWriter landing = new LandingWriter(lake.resolve("landing"));
+    for (int i = 0; i < slices.size(); i++) {
+      landing.write(i + 1, slices.get(i));
+      if ((i + 1) % SLICES_PER_RUN == 0 || i + 1 == slices.size()) {
+        submit("io.latelake.app.RunMain", lake, eventLogs, "--available-now");
+      }
+    }
+  }
+
+  /** @return rows dropped by the watermark in silver and gold, from monitoring.stream_progress */
+  private long droppedByWatermark(Path lake) {
+    return spark.read().format("delta").load(lake + "/monitoring/stream_progress")
+        .filter("query_name NOT LIKE 'bronze%'")
+        .selectExpr("coalesce(sum(rows_dropped_by_watermark), 0)").first().getLong(0);
   }
 
   /**
@@ -195,8 +233,8 @@ class SparkClusterIT extends SparkTestBase {
         "--set", "lake.bronze.files.path=\"" + lake.resolve("landing") + "\""));
     args.addAll(List.of(jobArgs));
     List<String> command = submitCommand(mainClass, eventLogs, args);
-    Path log = clusterDir.resolve("submit-" + mainClass.substring(mainClass.lastIndexOf('.') + 1)
-        + ".log");
+    Path log = clusterDir.resolve("submit-" + (++submits) + "-"
+        + mainClass.substring(mainClass.lastIndexOf('.') + 1) + ".log");
     LOG.info("spark-submit {} (log {})", mainClass, log);
     long started = System.nanoTime();
     Process p = new ProcessBuilder(command).redirectErrorStream(true)
@@ -235,8 +273,9 @@ class SparkClusterIT extends SparkTestBase {
   }
 
   /**
-   * The master lists the four applications as finished; each application's event log shows two
-   * executors added from the workers and tasks that ended on them, none on the driver.
+   * The master lists the two {@code run} applications and {@code correct} as finished; each
+   * application's event log shows two executors added from the workers and tasks that ended on
+   * them, none on the driver.
    */
   private void assertAppsRanOnExecutors(Path eventLogs) throws Exception {
     JsonNode master = masterJson();
@@ -246,11 +285,10 @@ class SparkClusterIT extends SparkTestBase {
           + app.get("cores").asInt());
     }
     assertThat(finished).containsExactlyInAnyOrder(
-        "latelake-bronze FINISHED 2", "latelake-silver FINISHED 2", "latelake-gold FINISHED 2",
-        "latelake-correct FINISHED 2");
+        "latelake-run FINISHED 2", "latelake-run FINISHED 2", "latelake-correct FINISHED 2");
     assertThat(master.get("aliveworkers").asInt()).isEqualTo(2);
 
-    TreeMap<String, String> perApp = new TreeMap<>();
+    List<String> perApp = new ArrayList<>();
     Set<String> executorsWithTasks = new HashSet<>();
     try (Stream<Path> logs = Files.list(eventLogs)) {
       for (Path log : logs.toList()) {
@@ -275,15 +313,14 @@ class SparkClusterIT extends SparkTestBase {
             default -> { }
           }
         }
-        perApp.put(app, added + " executors, tasks on executors " + (onExecutors > 0)
+        perApp.add(app + ": " + added + " executors, tasks on executors " + (onExecutors > 0)
             + ", on the driver " + onDriver);
       }
     }
     LOG.info("event logs: {}; executors that ran tasks: {}", perApp, executorsWithTasks);
-    assertThat(perApp).containsOnlyKeys("latelake-bronze", "latelake-silver", "latelake-gold",
-        "latelake-correct");
-    assertThat(perApp.values()).containsOnly("2 executors, tasks on executors true, "
-        + "on the driver 0");
+    String onExecutors = ": 2 executors, tasks on executors true, on the driver 0";
+    assertThat(perApp).containsExactlyInAnyOrder("latelake-run" + onExecutors,
+        "latelake-run" + onExecutors, "latelake-correct" + onExecutors);
   }
 
   private JsonNode masterJson() throws IOException, InterruptedException {

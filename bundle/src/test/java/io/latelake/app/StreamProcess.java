@@ -24,8 +24,11 @@ final class StreamProcess implements AutoCloseable {
     this.log = log;
   }
 
-  /** Starts {@code RunMain} with these {@code --set} overrides, logging to {@code log}. */
-  static StreamProcess run(Path log, List<String> sets) throws IOException {
+  /**
+   * Starts {@code RunMain} with these {@code --set} overrides (and then {@code args}), logging to
+   * {@code log}.
+   */
+  static StreamProcess run(Path log, List<String> sets, String... args) throws IOException {
     Files.createDirectories(log.toAbsolutePath().getParent());
     Files.deleteIfExists(log);
     List<String> cmd = new ArrayList<>();
@@ -52,6 +55,7 @@ final class StreamProcess implements AutoCloseable {
       cmd.add("--set");
       cmd.add(s);
     }
+    cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");

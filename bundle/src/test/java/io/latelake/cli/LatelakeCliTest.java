@@ -107,6 +107,7 @@ class LatelakeCliTest {
       }
     }
     assertThat(run("asof", "--help").out()).contains("--table-version=N");
+    assertThat(run("run", "--help").out()).contains("--available-now");
     assertThat(SparkSession.getDefaultSession().isEmpty()).isTrue();
   }
 
