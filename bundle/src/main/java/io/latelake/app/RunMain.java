@@ -10,14 +10,12 @@ import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.streaming.StreamRunner;
 import io.latelake.core.streaming.StreamSummary;
-import io.latelake.core.table.TableRegistry;
 import io.latelake.gold.GoldConfig;
 import io.latelake.gold.GoldJob;
 import io.latelake.silver.SilverConfig;
 import io.latelake.silver.SilverJob;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -44,10 +42,8 @@ public final class RunMain extends JobCommand<RunMain.Layers> {
    * @param bronze bronze
    * @param silver silver
    * @param gold gold
-   * @param tables table paths
    */
-  public record Layers(BronzeConfig bronze, SilverConfig silver, GoldConfig gold,
-      TableRegistry tables) {}
+  public record Layers(BronzeConfig bronze, SilverConfig silver, GoldConfig gold) {}
 
   public static void main(String[] args) {
     System.exit(Launcher.execute(new RunMain(), args));
@@ -66,22 +62,21 @@ public final class RunMain extends JobCommand<RunMain.Layers> {
           ConfigValueFactory.fromAnyRef("processing-time"));
     }
     return new Layers(BronzeConfig.fromConfig(c), SilverConfig.fromConfig(c),
-        GoldConfig.fromConfig(c), TableRegistry.fromConfig(c));
+        GoldConfig.fromConfig(c));
   }
 
   @Override
   protected ExitCode run(JobContext context, Layers layers) {
-    SparkSession spark = context.spark();
-    TableRegistry tables = layers.tables();
     List<StreamRunner.Start> starts = new ArrayList<>();
     // In this order: each layer creates the table the next one reads.
-    starts.addAll(new BronzeJob(spark, layers.bronze(), tables).starts());
-    starts.addAll(new SilverJob(spark, layers.silver(), tables).starts());
-    starts.addAll(new GoldJob(spark, layers.gold(), tables).starts());
+    starts.addAll(new BronzeJob(context, layers.bronze()).starts());
+    starts.addAll(new SilverJob(context, layers.silver()).starts());
+    starts.addAll(new GoldJob(context, layers.gold()).starts());
     LOG.info("Running {} (bronze every {}, silver every {}, gold every {}); stop with SIGTERM",
         starts.stream().map(StreamRunner.Start::queryName).toList(),
         layers.bronze().trigger(), layers.silver().trigger(), layers.gold().trigger());
-    for (StreamSummary s : StreamRunner.run(spark, tables.streamProgress(), starts)) {
+    for (StreamSummary s : StreamRunner.run(context.spark(), context.tables().streamProgress(),
+        starts)) {
       LOG.info("{} stopped: {} micro-batches, {} rows read, {} dropped by the watermark",
           s.queryName(), s.batches(), s.inputRows(), s.droppedByWatermark());
     }
