@@ -9,6 +9,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
 import io.latelake.bronze.BronzeConfig;
 import io.latelake.bronze.BronzeJob;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.correction.CorrectJob;
@@ -138,19 +139,19 @@ public final class Bench {
     double oneQuery = 0;
     for (int i = 0; i < data.sliceCount(); i++) {
       data.writeSlice(i, landing);
-      bronze += time(() -> new BronzeJob(spark, bc, t).run());
+      bronze += time(() -> new BronzeJob(JobContext.start(spark, t), bc).run());
       if (on("ingest")) {
         json += time(() -> Baselines.ingestFromJson(spark, landing.toString(), ref + "/json",
             ref + "/_checkpoints/json"));
         bare += time(() -> Baselines.ingestBareCopy(spark, landing.toString(), ref + "/bare",
             ref + "/_checkpoints/bare"));
       }
-      silver += time(() -> new SilverJob(spark, sc, t).run());
+      silver += time(() -> new SilverJob(JobContext.start(spark, t), sc).run());
       if (on("dedup")) {
         wmOnly += time(() -> Baselines.watermarkOnly(spark, t.bronzeEvents(), ref + "/silver",
             ref + "/_checkpoints/silver", sc.watermarkDelay()));
       }
-      gold += time(() -> new GoldJob(spark, gc, t).run());
+      gold += time(() -> new GoldJob(JobContext.start(spark, t), gc).run());
       if (on("publish")) {
         append += time(() -> Baselines.appendAggregate(spark, t.silverEvents(),
             ref + "/gold-append", ref + "/_checkpoints/gold-append", gc.watermarkDelay(),
@@ -229,7 +230,7 @@ public final class Bench {
       shifted = shifted == null ? s : shifted.union(s);
     }
     shifted.write().format("delta").mode("overwrite").save(lt.silverEvents());
-    new GoldJob(spark, gc, lt).run();
+    new GoldJob(JobContext.start(spark, lt), gc).run();
     double seconds = 0;
     Instant prev = Instant.EPOCH;
     for (int i = 0; i < data.sliceCount(); i++) {
@@ -238,7 +239,7 @@ public final class Bench {
               .and(col("enqueued_time").leq(lit(Timestamp.from(end)))))
           .write().format("delta").mode("append").save(lt.silverEvents());
       prev = end;
-      seconds += time(() -> new GoldJob(spark, gc, lt).run());
+      seconds += time(() -> new GoldJob(JobContext.start(spark, lt), gc).run());
     }
     LOG.info("repeat {}: gold over a 4x table took {} s", r + 1, seconds);
     return seconds;
@@ -251,9 +252,9 @@ public final class Bench {
     CorrectionConfig cc = CorrectionConfig.fromConfig(cfg);
     new CorrectJob(spark, cc, t, List.of(metric), Optional.of(Instant.EPOCH)).run();
     data.writeLateBatch(landing);
-    new BronzeJob(spark, bc, t).run();
-    new SilverJob(spark, sc, t).run();
-    new GoldJob(spark, gc, t).run();
+    new BronzeJob(JobContext.start(spark, t), bc).run();
+    new SilverJob(JobContext.start(spark, t), sc).run();
+    new GoldJob(JobContext.start(spark, t), gc).run();
     CorrectJob.Result[] result = new CorrectJob.Result[1];
     double ours = time(() -> result[0] = new CorrectJob(spark, cc, t,
         List.of(metric), Optional.empty()).run());
@@ -349,9 +350,9 @@ public final class Bench {
     for (int i = 0; i < data.sliceCount(); i++) {
       data.writeSlice(i, landing);
       seconds += time(() -> {
-        new BronzeJob(spark, bc, t).run();
-        new SilverJob(spark, sc, t).run();
-        new GoldJob(spark, gc, t).run();
+        new BronzeJob(JobContext.start(spark, t), bc).run();
+        new SilverJob(JobContext.start(spark, t), sc).run();
+        new GoldJob(JobContext.start(spark, t), gc).run();
       });
     }
     return seconds;

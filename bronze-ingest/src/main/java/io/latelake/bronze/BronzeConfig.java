@@ -14,7 +14,7 @@ import java.util.Set;
 /**
  * Typed, validated view of {@code lake.bronze} and {@code lake.event}.
  *
- * @param source {@code files} or {@code kafka}
+ * @param source where records come from ({@code lake.bronze.source})
  * @param trigger the stream's trigger
  * @param event the event schema
  * @param filesPath landing folder (files source)
@@ -30,7 +30,7 @@ import java.util.Set;
  *     {@code kafka.isolation.level=read_committed} unless configured otherwise
  */
 public record BronzeConfig(
-    String source,
+    Source source,
     TriggerSpec trigger,
     EventSchema event,
     String filesPath,
@@ -42,6 +42,19 @@ public record BronzeConfig(
     long maxOffsetsPerTrigger,
     Map<String, String> kafkaOptions) {
 
+  /** Where bronze records come from: {@code lake.bronze.source}. */
+  public enum Source {
+    /** A landing folder of JSON-lines files ({@code lake.bronze.files}). */
+    FILES,
+    /** Kafka topics ({@code lake.bronze.kafka}). */
+    KAFKA;
+
+    /** @return the value in the config: {@code files} or {@code kafka} */
+    public String configName() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
   /**
    * @param root the effective config
    * @return the validated bronze config
@@ -50,12 +63,13 @@ public record BronzeConfig(
   public static BronzeConfig fromConfig(Config root) {
     EventSchema event = EventSchema.fromConfig(root);
     Settings b = Settings.of(root).sub("lake.bronze");
-    String source = b.oneOf("source", Set.of("files", "kafka"));
+    Source source = Source.valueOf(
+        b.oneOf("source", Set.of("files", "kafka")).toUpperCase(java.util.Locale.ROOT));
     TriggerSpec trigger = TriggerSpec.fromConfig(b);
     Settings f = b.sub("files");
     String mode = f.oneOf("enqueued-time", Set.of("payload-field", "modification-time"));
     // Kafka records carry the broker's timestamp; a payload field only serves the files source.
-    Optional<String> enqField = source.equals("files") && mode.equals("payload-field")
+    Optional<String> enqField = source == Source.FILES && mode.equals("payload-field")
         ? Optional.of(f.string("enqueued-time-field")) : Optional.empty();
     if (enqField.isPresent() && (enqField.get().equals(event.idField())
         || enqField.get().equals(event.timeField()))) {
@@ -66,7 +80,7 @@ public record BronzeConfig(
     Map<String, String> kafkaOptions =
         KafkaOptions.sourceOptions(k.key("properties"), k.optionMap("properties"));
     List<String> topics = k.strings("topics");
-    if (source.equals("kafka") && topics.isEmpty()) {
+    if (source == Source.KAFKA && topics.isEmpty()) {
       throw LakeConfigException.invalid(k.key("topics"), topics, "name at least one topic");
     }
     for (int i = 0; i < topics.size(); i++) {

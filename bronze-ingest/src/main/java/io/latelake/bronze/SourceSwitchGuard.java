@@ -22,8 +22,9 @@ final class SourceSwitchGuard {
    * @param queryName the stream's query name (its checkpoint folder)
    * @throws LakeConfigException (exit 2) when the table holds rows of the other source kind
    */
-  static void requireSameSource(SparkSession spark, String path, String source,
+  static void requireSameSource(SparkSession spark, String path, BronzeConfig.Source configured,
       String queryName) {
+    String source = configured.configName();
     if (!DeltaTables.exists(spark, path)) {
       return;
     }

@@ -10,6 +10,7 @@ import io.latelake.bronze.replay.ReplayPlan;
 import io.latelake.core.LatelakeException;
 import io.latelake.core.config.ConfigLoader;
 import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
 import java.io.File;
@@ -65,8 +66,8 @@ class BronzeJobTest extends SparkTestBase {
       w.write(i + 1, slices.get(i));
     }
     Config c = config(root);
-    BronzeJob.Result r = new BronzeJob(spark, BronzeConfig.fromConfig(c),
-        TableRegistry.fromConfig(c)).run();
+    BronzeJob.Result r = new BronzeJob(JobContext.start(spark, TableRegistry.fromConfig(c)),
+        BronzeConfig.fromConfig(c)).run();
 
     assertThat(r.summary().inputRows()).isEqualTo(46_800);
     Row counts = spark.read().format("delta").load(root + "/bronze/events").selectExpr(
@@ -90,13 +91,13 @@ class BronzeJobTest extends SparkTestBase {
     TableRegistry tables = TableRegistry.fromConfig(c);
     w.writeLines("a.jsonl", List.of(line("d-1:dev_1:1"), line("d-1:dev_1:2"), "{broken"));
     w.writeLines("b.jsonl", List.of(line("d-1:dev_1:3")));
-    assertThat(new BronzeJob(spark, bc, tables).run().summary().batches())
+    assertThat(new BronzeJob(JobContext.start(spark, tables), bc).run().summary().batches())
         .isEqualTo(2);
     assertThat(bronzeRows(root)).isEqualTo(4);
 
     // New input after a stop: only it is read.
     w.writeLines("c.jsonl", List.of(line("d-1:dev_1:4"), ""));
-    new BronzeJob(spark, bc, tables).run();
+    new BronzeJob(JobContext.start(spark, tables), bc).run();
     assertThat(bronzeRows(root)).isEqualTo(6);
 
     // The last micro-batch ran but its commit was lost: the restart runs it again, and the
@@ -108,7 +109,7 @@ class BronzeJobTest extends SparkTestBase {
     File last = done[done.length - 1];
     Files.delete(last.toPath());
     Files.deleteIfExists(commits.resolve("." + last.getName() + ".crc"));
-    BronzeJob.Result again = new BronzeJob(spark, bc, tables).run();
+    BronzeJob.Result again = new BronzeJob(JobContext.start(spark, tables), bc).run();
     assertThat(again.summary().batches()).isEqualTo(1);
     assertThat(again.summary().inputRows()).isEqualTo(0);
     assertThat(bronzeRows(root)).isEqualTo(6);
@@ -131,10 +132,10 @@ class BronzeJobTest extends SparkTestBase {
     Config c = config(root);
     BronzeConfig bc = BronzeConfig.fromConfig(c);
     TableRegistry tables = TableRegistry.fromConfig(c);
-    new BronzeJob(spark, bc, tables).run();
+    new BronzeJob(JobContext.start(spark, tables), bc).run();
     org.apache.commons.io.FileUtils.deleteDirectory(
         new File(root + "/_checkpoints/bronze_ooo_umts"));
-    assertThatThrownBy(() -> new BronzeJob(spark, bc, tables).run())
+    assertThatThrownBy(() -> new BronzeJob(JobContext.start(spark, tables), bc).run())
         .isInstanceOf(LatelakeException.class)
         .hasMessage("Cannot start stream 'bronze_ooo_umts': table " + root + "/bronze/events "
             + "has commits but checkpoint " + root + "/_checkpoints/bronze_ooo_umts has none. "
@@ -147,8 +148,8 @@ class BronzeJobTest extends SparkTestBase {
   void missingLandingFolderIsAConfigError() {
     Path root = tmp.resolve("nolanding");
     Config c = config(root);
-    assertThatThrownBy(() -> new BronzeJob(spark, BronzeConfig.fromConfig(c),
-        TableRegistry.fromConfig(c)).run())
+    assertThatThrownBy(() -> new BronzeJob(JobContext.start(spark, TableRegistry.fromConfig(c)),
+        BronzeConfig.fromConfig(c)).run())
         .isInstanceOf(LakeConfigException.class)
         .hasMessage("Invalid value '" + root.resolve("landing") + "' for key "
             + "'lake.bronze.files.path': the landing folder does not exist");

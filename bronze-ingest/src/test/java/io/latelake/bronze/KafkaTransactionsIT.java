@@ -7,6 +7,7 @@ import com.typesafe.config.Config;
 import io.latelake.bronze.replay.LandingWriter;
 import io.latelake.core.config.ConfigLoader;
 import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.KafkaBroker;
 import io.latelake.core.testing.SparkTestBase;
@@ -96,7 +97,8 @@ class KafkaTransactionsIT extends SparkTestBase {
   }
 
   private BronzeJob.Result bronze(Config c) {
-    return new BronzeJob(spark, BronzeConfig.fromConfig(c), TableRegistry.fromConfig(c)).run();
+    return new BronzeJob(JobContext.start(spark, TableRegistry.fromConfig(c)),
+        BronzeConfig.fromConfig(c)).run();
   }
 
   /** "offset event_id valid|error" per bronze row, sorted by offset. */

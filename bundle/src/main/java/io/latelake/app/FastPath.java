@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
 import io.latelake.bronze.BronzeConfig;
 import io.latelake.bronze.BronzeJob;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.streaming.StreamSummary;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.gold.GoldConfig;
@@ -35,11 +36,10 @@ public final class FastPath {
     }
   }
 
-  private final SparkSession spark;
+  private final JobContext context;
   private final BronzeConfig bronze;
   private final SilverConfig silver;
   private final GoldConfig gold;
-  private final TableRegistry tables;
 
   /**
    * @param spark the session
@@ -51,23 +51,27 @@ public final class FastPath {
         .withValue("lake.bronze.trigger", ConfigValueFactory.fromAnyRef("available-now"))
         .withValue("lake.silver.trigger", ConfigValueFactory.fromAnyRef("available-now"))
         .withValue("lake.gold.trigger", ConfigValueFactory.fromAnyRef("available-now"));
-    this.spark = spark;
     this.bronze = BronzeConfig.fromConfig(c);
     this.silver = SilverConfig.fromConfig(c);
     this.gold = GoldConfig.fromConfig(c);
-    this.tables = TableRegistry.fromConfig(c);
+    this.context = JobContext.start(spark, TableRegistry.fromConfig(c));
   }
 
   /** Runs bronze, silver and gold once each. */
   public Step step() {
-    StreamSummary b = new BronzeJob(spark, bronze, tables).run().summary();
-    StreamSummary s = new SilverJob(spark, silver, tables).run().summary();
-    List<StreamSummary> g = new GoldJob(spark, gold, tables).run().summaries();
+    StreamSummary b = new BronzeJob(context, bronze).run().summary();
+    StreamSummary s = new SilverJob(context, silver).run().summary();
+    List<StreamSummary> g = new GoldJob(context, gold).run().summaries();
     return new Step(b, s, g);
   }
 
   public TableRegistry tables() {
-    return tables;
+    return context.tables();
+  }
+
+  /** @return the context the jobs of every step run in */
+  public JobContext context() {
+    return context;
   }
 
   public GoldConfig goldConfig() {

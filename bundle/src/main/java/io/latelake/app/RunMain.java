@@ -10,7 +10,6 @@ import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.streaming.StreamRunner;
 import io.latelake.core.streaming.StreamSummary;
-import io.latelake.core.table.TableRegistry;
 import io.latelake.gold.GoldConfig;
 import io.latelake.gold.GoldJob;
 import io.latelake.silver.SilverConfig;
@@ -18,7 +17,6 @@ import io.latelake.silver.SilverJob;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.util.ShutdownHookManager;
-import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -58,11 +56,10 @@ public final class RunMain extends JobCommand<RunMain.Layers> {
    * @param bronze bronze
    * @param silver silver
    * @param gold gold
-   * @param tables table paths
    * @param availableNow true: one layer after the other, each to the end of its input
    */
   public record Layers(BronzeConfig bronze, SilverConfig silver, GoldConfig gold,
-      TableRegistry tables, boolean availableNow) {}
+      boolean availableNow) {}
 
   public static void main(String[] args) {
     System.exit(Launcher.execute(new RunMain(), args));
@@ -81,25 +78,24 @@ public final class RunMain extends JobCommand<RunMain.Layers> {
           ConfigValueFactory.fromAnyRef(availableNow ? "available-now" : "processing-time"));
     }
     return new Layers(BronzeConfig.fromConfig(c), SilverConfig.fromConfig(c),
-        GoldConfig.fromConfig(c), TableRegistry.fromConfig(c), availableNow);
+        GoldConfig.fromConfig(c), availableNow);
   }
 
   @Override
   protected ExitCode run(JobContext context, Layers layers) {
-    SparkSession spark = context.spark();
-    TableRegistry tables = layers.tables();
     if (layers.availableNow()) {
-      return runInOrder(spark, layers);
+      return runInOrder(context, layers);
     }
     List<StreamRunner.Start> starts = new ArrayList<>();
     // In this order: each layer creates the table the next one reads.
-    starts.addAll(new BronzeJob(spark, layers.bronze(), tables).starts());
-    starts.addAll(new SilverJob(spark, layers.silver(), tables).starts());
-    starts.addAll(new GoldJob(spark, layers.gold(), tables).starts());
+    starts.addAll(new BronzeJob(context, layers.bronze()).starts());
+    starts.addAll(new SilverJob(context, layers.silver()).starts());
+    starts.addAll(new GoldJob(context, layers.gold()).starts());
     LOG.info("Running {} (bronze every {}, silver every {}, gold every {}); stop with SIGTERM",
         starts.stream().map(StreamRunner.Start::queryName).toList(),
         layers.bronze().trigger(), layers.silver().trigger(), layers.gold().trigger());
-    for (StreamSummary s : StreamRunner.run(spark, tables.streamProgress(), starts)) {
+    for (StreamSummary s : StreamRunner.run(context.spark(), context.tables().streamProgress(),
+        starts)) {
       LOG.info("{} stopped: {} micro-batches, {} rows read, {} dropped by the watermark",
           s.queryName(), s.batches(), s.inputRows(), s.droppedByWatermark());
     }
@@ -107,16 +103,15 @@ public final class RunMain extends JobCommand<RunMain.Layers> {
   }
 
   /** {@code --available-now}: bronze, silver, gold, each to the end of its input; exit 0. */
-  private static ExitCode runInOrder(SparkSession spark, Layers layers) {
-    TableRegistry tables = layers.tables();
+  private static ExitCode runInOrder(JobContext context, Layers layers) {
     List<StreamSummary> done = new ArrayList<>();
     LOG.info("Running bronze, silver and gold in order, each to the end of its input");
-    done.add(new BronzeJob(spark, layers.bronze(), tables).run().summary());
+    done.add(new BronzeJob(context, layers.bronze()).run().summary());
     if (!ShutdownHookManager.get().isShutdownInProgress()) {
-      done.add(new SilverJob(spark, layers.silver(), tables).run().summary());
+      done.add(new SilverJob(context, layers.silver()).run().summary());
     }
     if (!ShutdownHookManager.get().isShutdownInProgress()) {
-      done.addAll(new GoldJob(spark, layers.gold(), tables).run().summaries());
+      done.addAll(new GoldJob(context, layers.gold()).run().summaries());
     }
     for (StreamSummary s : done) {
       LOG.info("{} done: {} micro-batches, {} rows read, {} dropped by the watermark",

@@ -210,8 +210,7 @@ class FastPathCasesTest extends SparkTestBase {
       Files.delete(last.toPath());
       Files.deleteIfExists(commits.resolve("." + last.getName() + ".crc"));
     }
-    GoldJob.Result again = new GoldJob(spark, fast.goldConfig(), fast.tables())
-        .run();
+    GoldJob.Result again = new GoldJob(fast.context(), fast.goldConfig()).run();
 
     assertThat(again.summaries().get(0).inputRows()).isEqualTo(1);
     assertThat(spark.read().format("delta").load(gold).orderBy("window_start").collectAsList())

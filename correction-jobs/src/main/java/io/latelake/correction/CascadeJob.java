@@ -3,8 +3,8 @@ package io.latelake.correction;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
-import io.delta.tables.DeltaTable;
 import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.metric.GoldMergePlan;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.DeltaRetry;
 import io.latelake.core.table.DeltaTables;
@@ -182,24 +182,11 @@ public final class CascadeJob {
     rows.forEach(r -> weeks.add(r.getDate(0).toLocalDate()));
     if (!rows.isEmpty()) {
       Dataset<Row> source = spark.createDataFrame(rows, changed.schema());
-      Timestamp at = Timestamp.from(now);
-      Map<String, Column> set = new LinkedHashMap<>();
-      for (String c : fresh.columns()) {
-        set.put("`" + c + "`", col("s.`" + c + "`"));
-      }
-      set.put("updated_at", lit(at));
-      Column on = col("t.week_start").equalTo(col("s.week_start"));
-      for (String g : metric.groupBy()) {
-        on = on.and(col("t.`" + g + "`").eqNullSafe(col("s.`" + g + "`")));
-      }
-      final Column cond = on;
+      GoldMergePlan plan = GoldMergePlan.weekly(metric);
+      Column on = plan.condition(source, true);
       DeltaRetry.run("MERGE into gold.weekly_" + metric.name(), config.maxCommitAttempts(),
           config.retryBackoff(), () -> {
-            DeltaTable.forPath(spark, path).as("t").merge(source.as("s"), cond)
-                .whenMatched(col("s._action").equalTo("DELETE")).delete()
-                .whenMatched().update(set)
-                .whenNotMatched(col("s._action").equalTo("UPSERT")).insert(set)
-                .execute();
+            plan.execute(source, path, on, GoldMergePlan.Stamps.rollup(Timestamp.from(now)));
             return null;
           });
     }

@@ -4,13 +4,11 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
 import io.delta.tables.DeltaTable;
-import io.latelake.core.metric.GoldLayout;
+import io.latelake.core.metric.GoldMergePlan;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.DeltaRetry;
 import java.sql.Timestamp;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -33,42 +31,15 @@ public final class GoldWriter {
    * MERGEs corrections ({@link Corrections#diff} schema) into {@code gold.<metric>} on its key:
    * {@code DELETE} rows remove the gold row; {@code UPSERT} rows update the measures and
    * {@code window_end} and set {@code corrected_at} — only when a measure differs — or insert a
-   * new row with {@code updated_at} = {@code corrected_at} = {@code correctedAt}.
+   * new row with {@code updated_at} = {@code corrected_at} = {@code correctedAt}
+   * ({@link GoldMergePlan}, bounded to the corrections' windows).
    */
   public void restate(Dataset<Row> corrections, String goldPath, MetricSpec metric,
       Timestamp correctedAt) {
-    Column changed = lit(true);
-    for (String m : metric.measureNames()) {
-      changed = changed.and(col("t.`" + m + "`").eqNullSafe(col("s.`" + m + "`")));
-    }
-    changed = changed.unary_$bang();
-    Map<String, Column> update = new LinkedHashMap<>();
-    update.put("window_end", col("s.window_end"));
-    for (String m : metric.measureNames()) {
-      update.put("`" + m + "`", col("s.`" + m + "`"));
-    }
-    update.put("corrected_at", lit(correctedAt));
-    Map<String, Column> insert = new LinkedHashMap<>();
-    insert.put("window_start", col("s.window_start"));
-    insert.put("window_end", col("s.window_end"));
-    for (String g : metric.groupBy()) {
-      insert.put("`" + g + "`", col("s.`" + g + "`"));
-    }
-    for (String m : metric.measureNames()) {
-      insert.put("`" + m + "`", col("s.`" + m + "`"));
-    }
-    insert.put("updated_at", lit(correctedAt));
-    insert.put("corrected_at", lit(correctedAt));
-    Column isDelete = col("s._action").equalTo("DELETE");
-    Column isUpsert = col("s._action").equalTo("UPSERT");
-    final Column cond = changed;
+    GoldMergePlan plan = GoldMergePlan.of(metric);
+    Column on = plan.condition(corrections, true);
     DeltaRetry.run("MERGE of corrections into gold." + metric.name(), attempts, backoff, () -> {
-      DeltaTable.forPath(corrections.sparkSession(), goldPath).as("t")
-          .merge(corrections.as("s"), GoldLayout.keyCondition(metric))
-          .whenMatched(isDelete).delete()
-          .whenMatched(isUpsert.and(cond)).update(update)
-          .whenNotMatched(isUpsert).insert(insert)
-          .execute();
+      plan.execute(corrections, goldPath, on, GoldMergePlan.Stamps.correction(correctedAt));
       return null;
     });
   }

@@ -38,7 +38,8 @@ class DateArgsTest {
         .isEqualTo("event_date >= DATE'2024-05-01' AND event_date <= DATE'2024-05-03'");
     assertThat(r.days()).isEqualTo(3);
     assertThatThrownBy(() -> r.predicate("x' OR 1=1"))
-        .isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid column name 'x' OR 1=1'");
   }
 
   @Test

@@ -1,81 +1,40 @@
 package io.latelake.silver;
 
-import io.latelake.core.config.LakeConfigException;
-import io.latelake.core.streaming.CheckpointGuard;
-import io.latelake.core.streaming.StreamRunner;
-import io.latelake.core.streaming.StreamSummary;
+import io.latelake.core.job.JobContext;
+import io.latelake.core.streaming.StreamPlan;
+import io.latelake.core.streaming.StreamingJob;
 import io.latelake.core.streaming.WatermarkDelays;
-import io.latelake.core.table.DeltaTables;
-import io.latelake.core.table.TableRegistry;
 import java.util.List;
-import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.streaming.StreamingQuery;
 
 /**
  * Streams {@code bronze_events} into {@code silver_events}: valid events, deduplicated on
  * {@code event_id} within the watermark, with {@code lateness_s}. See
- * {@link SilverTransforms#dedup} for the schema.
+ * {@link SilverTransforms#dedup} for the schema. {@link #run()} throws
+ * {@link io.latelake.core.config.LakeConfigException} when bronze does not exist yet; its summary
+ * counts the rows dropped by the watermark.
  */
-public final class SilverJob {
-  /** @param summary what the stream did (rows dropped by the watermark included) */
-  public record Result(StreamSummary summary) {}
-
-  private final SparkSession spark;
-  private final SilverConfig config;
-  private final TableRegistry tables;
-
-  public SilverJob(SparkSession spark, SilverConfig config, TableRegistry tables) {
-    this.spark = spark;
-    this.config = config;
-    this.tables = tables;
+public final class SilverJob extends StreamingJob<SilverConfig> {
+  public SilverJob(JobContext context, SilverConfig config) {
+    super(context, config, "silver");
   }
 
-  /**
-   * @throws LakeConfigException when bronze does not exist yet
-   * @throws io.latelake.core.LatelakeException when the stream fails or its checkpoint is missing
-   */
-  public Result run() {
-    return new Result(StreamRunner.run(spark, tables.streamProgress(), starts()).get(0));
+  @Override
+  protected List<StreamPlan> plans() {
+    return List.of(new StreamPlan(SilverConfig.QUERY_NAME,
+        lakeTable("bronze_events", context.tables().bronzeEvents(), "bronze"), this::transform,
+        context.tables().silverEvents(), new StreamPlan.Append(), config.trigger()));
   }
 
-  /**
-   * Checks bronze and the checkpoint and creates {@code silver_events} if needed, without
-   * starting the query (for {@code latelake run}).
-   *
-   * @return the silver query to start
-   * @throws LakeConfigException when bronze does not exist yet
-   * @throws io.latelake.core.LatelakeException when the checkpoint is missing
-   */
-  public List<StreamRunner.Start> starts() {
-    String bronze = tables.bronzeEvents();
-    if (!DeltaTables.exists(spark, bronze)) {
-      throw new LakeConfigException("Cannot start silver stream: table bronze_events does not "
-          + "exist at " + bronze + " (lake.root); run `latelake bronze` first");
-    }
-    Dataset<Row> silver = SilverTransforms.dedup(
-        spark.readStream().format("delta").load(bronze),
-        config.watermarkDelay(), config.event().fieldNames());
-    String path = tables.silverEvents();
-    String checkpoint = tables.checkpoint(SilverConfig.QUERY_NAME);
-    CheckpointGuard.requireCheckpointIfTableHasData(spark, SilverConfig.QUERY_NAME, path,
-        checkpoint);
-    DeltaTables.createIfNotExists(spark, path, silver.schema(), List.of(), Map.of());
-    WatermarkDelays.check(spark, path, SilverConfig.QUERY_NAME, "lake.silver.watermark-delay",
-        config.watermarkDelay());
-    return List.of(new StreamRunner.Start(SilverConfig.QUERY_NAME, checkpoint,
-        () -> start(silver, path, checkpoint)));
+  @Override
+  protected void checkOutput(StreamPlan plan) {
+    WatermarkDelays.check(context.spark(), plan.outputPath(), SilverConfig.QUERY_NAME,
+        "lake.silver.watermark-delay", config.watermarkDelay());
   }
 
-  private StreamingQuery start(Dataset<Row> silver, String path, String checkpoint) {
-    return silver.writeStream()
-        .queryName(SilverConfig.QUERY_NAME)
-        .format("delta")
-        .outputMode("append")
-        .option("checkpointLocation", checkpoint)
-        .trigger(config.trigger().toTrigger())
-        .start(path);
+  /** Bronze rows → silver rows ({@link SilverTransforms#dedup}). */
+  Dataset<Row> transform(Dataset<Row> bronze) {
+    return SilverTransforms.dedup(bronze, config.watermarkDelay(), config.event().fieldNames());
   }
 }

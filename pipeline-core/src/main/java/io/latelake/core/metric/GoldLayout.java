@@ -1,7 +1,5 @@
 package io.latelake.core.metric;
 
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -13,7 +11,8 @@ import org.apache.spark.sql.types.StructType;
  * <p>Columns: {@code window_start} timestamp (UTC, inclusive), {@code window_end} timestamp
  * (exclusive), the group-by columns, the measures (see {@link MetricAggregation#aggregate}),
  * {@code updated_at} timestamp (last stream write) and {@code corrected_at} timestamp (null until
- * a correction changed the row). Key: {@code window_start} and every group-by column, null-safe.
+ * a correction changed the row). Key: {@code window_start} and every group-by column, null-safe
+ * (the MERGE of every writer: {@link GoldMergePlan}).
  */
 public final class GoldLayout {
   private GoldLayout() {}
@@ -30,20 +29,5 @@ public final class GoldLayout {
     }
     return s.add("updated_at", DataTypes.TimestampType, true)
         .add("corrected_at", DataTypes.TimestampType, true);
-  }
-
-  /**
-   * The MERGE condition between target alias {@code t} and source alias {@code s}. Column names
-   * come from a validated {@link MetricSpec} (lower-case identifiers) and are back-quoted.
-   *
-   * @return {@code t.window_start = s.window_start AND t.`g` <=> s.`g` ...}
-   */
-  public static String keyCondition(MetricSpec metric) {
-    List<String> parts = new ArrayList<>();
-    parts.add("t.window_start = s.window_start");
-    for (String g : metric.groupBy()) {
-      parts.add("t.`" + g + "` <=> s.`" + g + "`");
-    }
-    return String.join(" AND ", parts);
   }
 }

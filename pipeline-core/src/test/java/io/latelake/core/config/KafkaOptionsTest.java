@@ -109,7 +109,9 @@ class KafkaOptionsTest {
             + "not a legal Kafka topic name (1 to 249 characters of [a-zA-Z0-9._-], not '.' or "
             + "'..')");
     assertThatThrownBy(() -> KafkaOptions.requireLegalTopic("t", "a".repeat(250)))
-        .isInstanceOf(LakeConfigException.class);
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid value '" + "a".repeat(250) + "' for key 't': not a legal Kafka "
+            + "topic name (1 to 249 characters of [a-zA-Z0-9._-], not '.' or '..')");
     KafkaOptions.requireLegalTopic("t", "a".repeat(249));
     KafkaOptions.requireLegalTopic("t", "web-events_v1.2");
   }

@@ -1,0 +1,166 @@
+package io.latelake.core.streaming;
+
+import io.latelake.core.ExitCode;
+import io.latelake.core.LatelakeException;
+import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.job.JobContext;
+import io.latelake.core.table.DeltaTables;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.apache.spark.api.java.function.VoidFunction2;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.DataStreamWriter;
+import org.apache.spark.sql.streaming.StreamingQuery;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The template every streaming job fills in: a job only says what its streams are
+ * ({@link #plans()}: source, pure transform, sink); the steps every stream repeats are here.
+ * For each plan, in order: the source is built (a lake table input must exist, see
+ * {@link #lakeTable}), the transform applied, the checkpoint guarded
+ * ({@link CheckpointGuard}: a table with commits and no checkpoint is an error), the output table
+ * created when missing, and a {@link StreamRunner.Start} made that starts the query named
+ * {@code queryName} on the checkpoint {@code _checkpoints/<queryName>}.
+ *
+ * @param <C> the job's typed config
+ */
+public abstract class StreamingJob<C> {
+  private static final Logger LOG = LoggerFactory.getLogger(StreamingJob.class);
+
+  /**
+   * What a run did.
+   *
+   * @param summaries one per stream, in the order of {@link #plans()}
+   */
+  public record Result(List<StreamSummary> summaries) {
+    /** @return the first stream's summary (a one-stream job's only one) */
+    public StreamSummary summary() {
+      return summaries.get(0);
+    }
+  }
+
+  protected final JobContext context;
+  protected final C config;
+  private final String layer;
+
+  /**
+   * @param context the run's context
+   * @param config the job's typed config
+   * @param layer the layer's name in messages, e.g. {@code silver}
+   */
+  protected StreamingJob(JobContext context, C config, String layer) {
+    this.context = context;
+    this.config = config;
+    this.layer = layer;
+  }
+
+  /** @return this job's streams, in the order they start */
+  protected abstract List<StreamPlan> plans();
+
+  /**
+   * Checks each stream's input and checkpoint and creates its output table if needed, without
+   * starting the queries: for {@code latelake run}, which starts every layer in one application.
+   *
+   * @return one query to start per plan
+   * @throws LakeConfigException when an input is missing or misconfigured (exit 2)
+   * @throws LatelakeException when a checkpoint is missing (exit 2)
+   */
+  public final List<StreamRunner.Start> starts() {
+    List<StreamRunner.Start> starts = new ArrayList<>();
+    for (StreamPlan p : plans()) {
+      starts.add(prepare(p));
+    }
+    return starts;
+  }
+
+  /**
+   * Runs the streams until their input is drained (available-now) or until stopped, and logs
+   * one line per stream with what it did.
+   *
+   * @return one summary per plan, in order
+   * @throws LakeConfigException when an input is missing or misconfigured (exit 2)
+   * @throws LatelakeException when a stream fails (exit 1) or a checkpoint is missing (exit 2)
+   */
+  public final Result run() {
+    List<StreamSummary> out =
+        StreamRunner.run(context.spark(), context.tables().streamProgress(), starts());
+    for (StreamSummary s : out) {
+      LOG.info("{} done: {} micro-batches, {} rows read, {} dropped by the watermark",
+          s.queryName(), s.batches(), s.inputRows(), s.droppedByWatermark());
+    }
+    return new Result(out);
+  }
+
+  /**
+   * A job's own checks of a stream's output table, once it exists and before its query starts
+   * (e.g. the definition or watermark delay recorded in its properties). Does nothing by default.
+   *
+   * @throws LakeConfigException when the stream must not start (exit 2)
+   */
+  protected void checkOutput(StreamPlan plan) {}
+
+  /**
+   * A Delta table of the lake as a streaming source.
+   *
+   * @param name the table's name in messages, e.g. {@code bronze_events}
+   * @param path its path
+   * @param producer the command that writes it, e.g. {@code bronze}
+   * @return a source that throws {@link LakeConfigException} when the table does not exist yet:
+   *     "Cannot start silver stream: table bronze_events does not exist at ... (lake.root); run
+   *     `latelake bronze` first"
+   */
+  protected final Supplier<Dataset<Row>> lakeTable(String name, String path, String producer) {
+    return () -> {
+      SparkSession spark = context.spark();
+      if (!DeltaTables.exists(spark, path)) {
+        throw new LakeConfigException("Cannot start " + layer + " stream: table " + name
+            + " does not exist at " + path + " (lake.root); run `latelake " + producer
+            + "` first");
+      }
+      return spark.readStream().format("delta").load(path);
+    };
+  }
+
+  private StreamRunner.Start prepare(StreamPlan p) {
+    SparkSession spark = context.spark();
+    Dataset<Row> out = p.transform().apply(p.source().get());
+    String checkpoint = context.tables().checkpoint(p.queryName());
+    CheckpointGuard.requireCheckpointIfTableHasData(spark, p.queryName(), p.outputPath(),
+        checkpoint);
+    StreamPlan.Sink sink = p.sink();
+    DeltaTables.createIfNotExists(spark, p.outputPath(), sink.tableSchema(out.schema()),
+        sink instanceof StreamPlan.Append a ? a.partitionBy() : List.of(),
+        sink instanceof StreamPlan.Merge m ? m.tableProperties() : Map.of());
+    checkOutput(p);
+    return new StreamRunner.Start(p.queryName(), checkpoint, () -> start(out, p, checkpoint));
+  }
+
+  private static StreamingQuery start(Dataset<Row> out, StreamPlan p, String checkpoint) {
+    DataStreamWriter<Row> w = out.writeStream()
+        .queryName(p.queryName())
+        .option("checkpointLocation", checkpoint)
+        .trigger(p.trigger().toTrigger());
+    try {
+      if (p.sink() instanceof StreamPlan.Merge m) {
+        StreamPlan.BatchMerge merge = m.merge();
+        VoidFunction2<Dataset<Row>, Long> each = (batch, batchId) -> merge.merge(batch, batchId);
+        return w.outputMode("update").foreachBatch(each).start();
+      }
+      StreamPlan.Append a = (StreamPlan.Append) p.sink();
+      w = w.format("delta").outputMode("append").options(a.options());
+      if (!a.partitionBy().isEmpty()) {
+        w = w.partitionBy(a.partitionBy().toArray(String[]::new));
+      }
+      return w.start(p.outputPath());
+    } catch (TimeoutException e) {
+      throw new LatelakeException("Cannot start " + p.queryName() + ": " + e.getMessage(),
+          ExitCode.RUNTIME_FAILURE, e);
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package io.latelake.core.streaming;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.latelake.core.LatelakeException;
+import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.job.JobContext;
+import io.latelake.core.table.DeltaTables;
+import io.latelake.core.table.TableRegistry;
+import io.latelake.core.testing.SparkTestBase;
+import java.io.File;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.spark.sql.Encoders;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The streaming template's common steps, on a one-stream job that copies positive values. */
+class StreamingJobTest extends SparkTestBase {
+  @TempDir
+  Path tmp;
+
+  /** Streams {@code <root>/input} into {@code <root>/output}, keeping values above its config. */
+  private static final class CopyJob extends StreamingJob<Long> {
+    CopyJob(JobContext context) {
+      super(context, 0L, "copy");
+    }
+
+    @Override
+    protected List<StreamPlan> plans() {
+      String root = context.tables().root();
+      return List.of(new StreamPlan("copy_values",
+          lakeTable("input_values", root + "/input", "input"),
+          in -> in.filter(in.col("value").gt(config)),
+          root + "/output", new StreamPlan.Append(), new TriggerSpec(true, Duration.ofSeconds(1))));
+    }
+  }
+
+  @Test
+  void aMissingInputTableIsAConfigErrorAndNothingIsCreated() {
+    String root = tmp.resolve("missing").toString();
+    CopyJob job = new CopyJob(JobContext.start(spark, new TableRegistry(root)));
+
+    assertThatThrownBy(job::starts)
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Cannot start copy stream: table input_values does not exist at " + root
+            + "/input (lake.root); run `latelake input` first");
+    assertThat(DeltaTables.exists(spark, root + "/output")).isFalse();
+  }
+
+  @Test
+  void eachRunReadsWhatIsNewAndAMissingCheckpointIsAnError() throws Exception {
+    String root = tmp.resolve("copy").toString();
+    JobContext context = JobContext.start(spark, new TableRegistry(root));
+    append(root, 1L, -1L, 2L);
+
+    StreamSummary first = new CopyJob(context).run().summary();
+    append(root, 5L);
+    StreamSummary second = new CopyJob(context).run().summary();
+
+    assertThat(List.of(first.queryName(), first.batches(), first.inputRows()))
+        .containsExactly("copy_values", 1L, 3L);
+    assertThat(List.of(second.batches(), second.inputRows())).containsExactly(1L, 1L);
+    assertThat(output(root)).containsExactly(1L, 2L, 5L);
+
+    org.apache.commons.io.FileUtils.deleteDirectory(new File(root + "/_checkpoints/copy_values"));
+    assertThatThrownBy(() -> new CopyJob(context).run())
+        .isInstanceOf(LatelakeException.class)
+        .hasMessage("Cannot start stream 'copy_values': table " + root + "/output has commits "
+            + "but checkpoint " + root + "/_checkpoints/copy_values has none. Restarting from "
+            + "scratch would read the input again; restore the checkpoint, or delete the table "
+            + "and the checkpoint to rebuild on purpose.");
+    assertThat(output(root)).containsExactly(1L, 2L, 5L);
+  }
+
+  private void append(String root, Long... values) {
+    spark.createDataset(List.of(values), Encoders.LONG()).toDF("value")
+        .write().format("delta").mode("append").save(root + "/input");
+  }
+
+  private List<Long> output(String root) {
+    return spark.read().format("delta").load(root + "/output").orderBy("value")
+        .as(Encoders.LONG()).collectAsList();
+  }
+}
