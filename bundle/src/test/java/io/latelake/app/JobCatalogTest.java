@@ -69,15 +69,26 @@ class JobCatalogTest {
   }
 
   static List<String> catalog(SparkSession spark) {
-    return strings(spark, "SELECT concat_ws(' ', 'bronze', tableName) FROM (SHOW TABLES IN "
-        + "latelake) UNION ALL SELECT concat_ws(' ', 'gold', tableName) FROM (SHOW TABLES IN "
-        + "latelake_gold) UNION ALL SELECT concat_ws(' ', 'monitoring', tableName) FROM (SHOW "
-        + "TABLES IN latelake_monitoring)");
+    List<String> out = new java.util.ArrayList<>();
+    for (List<String> db : List.of(List.of("bronze", "latelake"),
+        List.of("gold", "latelake_gold"), List.of("monitoring", "latelake_monitoring"))) {
+      spark.sql("SHOW TABLES IN " + db.get(1)).selectExpr("tableName").as(Encoders.STRING())
+          .collectAsList().forEach(t -> out.add(db.get(0) + " " + t));
+    }
+    return out.stream().sorted().toList();
   }
 
   static List<String> history(SparkSession spark, String table) {
-    return strings(spark, "SELECT concat_ws(' ', version, operation) FROM (DESCRIBE HISTORY "
-        + table + ")");
+    return spark.sql("DESCRIBE HISTORY " + table)
+        .selectExpr("concat_ws(' ', version, operation)").as(Encoders.STRING()).collectAsList()
+        .stream().sorted().toList();
+  }
+
+  static List<String> entry(SparkSession spark, String table) {
+    return spark.sql("DESCRIBE TABLE EXTENDED " + table)
+        .where("col_name IN ('Location', 'Created Time', 'Comment')")
+        .selectExpr("concat_ws(' ', col_name, data_type)").as(Encoders.STRING()).collectAsList()
+        .stream().sorted().toList();
   }
 
   @Test
@@ -109,9 +120,7 @@ class JobCatalogTest {
   @Test
   @Order(2)
   void aSecondRunWritesThroughTheRegisteredTableAndRegistersNothingAgain() {
-    List<String> before = read(spark -> strings(spark, "SELECT concat_ws(' ', col_name, "
-        + "data_type) FROM (DESCRIBE TABLE EXTENDED latelake.bronze_events) WHERE col_name IN "
-        + "('Location', 'Created Time', 'Comment')"));
+    List<String> before = read(spark -> entry(spark, "latelake.bronze_events"));
     f.land(LakeFixture.event("d", "2024-05-14T10:08:00Z", "2024-05-14T10:08:01Z", "/home", 8));
 
     assertThat(run(new BronzeMain())).isZero();
@@ -120,9 +129,7 @@ class JobCatalogTest {
       assertThat(strings(spark, "SELECT concat_ws(' ', event_id, page) FROM "
           + "latelake.bronze_events")).containsExactly("a /home", "b /home", "c /pricing",
               "d /home");
-      assertThat(strings(spark, "SELECT concat_ws(' ', col_name, data_type) FROM (DESCRIBE "
-          + "TABLE EXTENDED latelake.bronze_events) WHERE col_name IN ('Location', "
-          + "'Created Time', 'Comment')")).isEqualTo(before);
+      assertThat(entry(spark, "latelake.bronze_events")).isEqualTo(before);
       assertThat(catalog(spark)).containsExactly("bronze bronze_events", "bronze silver_events",
           "gold page_5m", "gold page_5m_status", "monitoring stream_progress");
       assertThat(history(spark, "latelake.bronze_events"))
