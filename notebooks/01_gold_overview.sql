@@ -4,9 +4,11 @@
 -- MAGIC
 -- MAGIC The latest windows of one gold metric, with the status of every number:
 -- MAGIC
--- MAGIC * **provisional** — the window ended less than `lake.correction.horizon` ago (UTC wall
--- MAGIC   clock): late events may still change it;
--- MAGIC * **settled** — the horizon has passed and no correction changed it;
+-- MAGIC * **provisional** — the gold stream's last watermark (`last_watermark`) has not yet passed
+-- MAGIC   the window's end by `lake.correction.horizon`: late events may still change it;
+-- MAGIC * **settled** — window end + horizon is at or before the last watermark and no correction
+-- MAGIC   changed it (event time, not the wall clock: a replayed old dataset settles as its stream
+-- MAGIC   moves on);
 -- MAGIC * **restated** — a correction changed it; `last_change` shows old → new.
 -- MAGIC
 -- MAGIC `completeness` is the lateness profiler's expected share of the window's events that have

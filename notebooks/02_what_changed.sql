@@ -38,14 +38,16 @@ ORDER BY corrected_at, window_start, keys
 
 -- MAGIC %md
 -- MAGIC ## Biggest changes
--- MAGIC One line per restated measure: old value, new value and the change, largest first.
+-- MAGIC One line per restated measure: old value, new value and the change, largest first. A new
+-- MAGIC window has no old value, a removed window (all its events were duplicates) no new value;
+-- MAGIC a missing side counts as 0 in the change.
 
 -- COMMAND ----------
 
 SELECT window_start, keys, m.measure,
        old_m[m.measure] AS old_value,
-       m.new_value,
-       m.new_value - coalesce(old_m[m.measure], 0D) AS change,
+       new_m[m.measure] AS new_value,
+       coalesce(new_m[m.measure], 0D) - coalesce(old_m[m.measure], 0D) AS change,
        reason, run_id
 FROM (
   SELECT *, from_json(old_values, 'MAP<STRING, DOUBLE>') AS old_m,
@@ -54,7 +56,9 @@ FROM (
   WHERE metric = :metric
     AND corrected_at >= CAST(:since AS DATE)
     AND corrected_at < date_add(CAST(:until AS DATE), 1)
-) LATERAL VIEW explode(new_m) m AS measure, new_value
+) LATERAL VIEW explode(array_distinct(concat(
+    coalesce(map_keys(old_m), CAST(array() AS ARRAY<STRING>)),
+    coalesce(map_keys(new_m), CAST(array() AS ARRAY<STRING>))))) m AS measure
 ORDER BY abs(change) DESC, window_start, keys, m.measure
 LIMIT 50
 

@@ -65,14 +65,19 @@ ORDER BY source
 
 -- MAGIC %md
 -- MAGIC ## Duplicates
--- MAGIC Valid bronze rows, distinct event ids among them (the copies beyond one are duplicates),
--- MAGIC and the rows silver kept (silver also leaves out rows behind its watermark, which the
--- MAGIC correction path restates from bronze).
+-- MAGIC Valid bronze rows ingested in the period, distinct event ids among them (the copies beyond
+-- MAGIC one are duplicates), and the rows silver kept of those ingested in the period (silver keeps
+-- MAGIC bronze's `ingested_at`; it also leaves out rows behind its watermark, which the correction
+-- MAGIC path restates from bronze).
 
 -- COMMAND ----------
 
 SELECT b.valid_rows, b.distinct_event_ids, b.valid_rows - b.distinct_event_ids AS duplicate_copies,
        s.silver_rows, b.valid_rows - s.silver_rows AS not_in_silver
 FROM (SELECT count(*) AS valid_rows, count(DISTINCT event_id) AS distinct_event_ids
-      FROM latelake.bronze_events WHERE error IS NULL) b
-CROSS JOIN (SELECT count(*) AS silver_rows FROM latelake.silver_events) s
+      FROM latelake.bronze_events
+      WHERE error IS NULL
+        AND ingest_date BETWEEN CAST(:since AS DATE) AND CAST(:until AS DATE)) b
+CROSS JOIN (SELECT count(*) AS silver_rows
+            FROM latelake.silver_events
+            WHERE CAST(ingested_at AS DATE) BETWEEN CAST(:since AS DATE) AND CAST(:until AS DATE)) s

@@ -6,16 +6,22 @@ import io.latelake.core.cli.ConfigOptions;
 import io.latelake.core.config.ConfigLoader;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Mixin;
 
 /**
  * The shape of the analyst commands' {@code main}, as {@code JobCommand} with the catalog session
  * of {@link AnalystSessions}: arguments → config → validated options (before any Spark work) →
- * session → run → exit code; the session is always stopped.
+ * session → run → exit code; the session is always stopped. Unlike the jobs, the effective
+ * configuration is logged at DEBUG only: results go to standard output, standard error stays
+ * quiet.
  *
  * @param <T> the command's validated options
  */
 abstract class AnalystCommand<T> implements Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger(AnalystCommand.class);
+
   @Mixin
   ConfigOptions options = new ConfigOptions();
 
@@ -50,7 +56,11 @@ abstract class AnalystCommand<T> implements Callable<Integer> {
   public final Integer call() {
     Config config = effectiveOptions().load();
     T prepared = prepare(config);
-    ConfigLoader.logEffective(config);
+    // Interactive tools: stdout holds the result, stderr stays quiet; the configuration is there
+    // at DEBUG (logger io.latelake.analyst) when asked for.
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("Effective configuration:\n{}", ConfigLoader.describe(config));
+    }
     SparkSession spark = AnalystSessions.create(appName(), config);
     try {
       return run(spark, config, prepared).code();

@@ -1,5 +1,7 @@
 package io.latelake.analyst;
 
+import io.latelake.core.catalog.CatalogConfig;
+import io.latelake.core.catalog.CatalogRegister;
 import com.typesafe.config.Config;
 import io.latelake.core.metric.MetricSpec;
 import java.io.PrintWriter;

@@ -1,5 +1,6 @@
 package io.latelake.analyst;
 
+import io.latelake.core.catalog.CatalogConfig;
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.Launcher;

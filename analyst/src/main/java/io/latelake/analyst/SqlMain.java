@@ -1,5 +1,6 @@
 package io.latelake.analyst;
 
+import io.latelake.core.catalog.CatalogConfig;
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
@@ -142,7 +143,7 @@ public final class SqlMain extends AnalystCommand<List<String>> {
    * @throws LatelakeException (exit 2) when Spark's analysis rejects it (missing table, column)
    */
   static Dataset<Row> run(SparkSession spark, String statement, String label) {
-    LOG.info("Running {}: {}", label, statement);
+    LOG.debug("Running {}: {}", label, statement);
     try {
       return spark.sql(statement);
     } catch (Exception e) {

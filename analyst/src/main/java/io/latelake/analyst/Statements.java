@@ -1,5 +1,6 @@
 package io.latelake.analyst;
 
+import io.latelake.core.catalog.Sql;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

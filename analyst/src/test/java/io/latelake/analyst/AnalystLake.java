@@ -9,9 +9,11 @@ import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * A small lake written directly (no streams): gold.page_5m with a restated, two settled and one
- * provisional row, monitoring.stream_progress, corrections_log and lateness_cdf; and the local
- * session with its Derby metastore under the lake root.
+ * A small lake written directly (no streams), a replayed old dataset: gold.page_5m with a
+ * restated row, a settled one (window end + the 1-hour horizon = the gold stream's last
+ * watermark, 11:05), a closed but provisional one (ends 10:10) and a provisional one of 2100;
+ * monitoring.stream_progress, corrections_log and lateness_cdf; and the local session with its
+ * Derby metastore under the lake root.
  */
 final class AnalystLake {
   private AnalystLake() {}
@@ -50,6 +52,7 @@ final class AnalystLake {
     save(spark, t.streamProgress(), "SELECT * FROM VALUES "
         + "('gold_page_5m', 0L, 5L, TIMESTAMP'2024-05-14 10:10:00', 0L), "
         + "('gold_page_5m', 1L, 1L, TIMESTAMP'2024-05-14 10:20:00', 1L), "
+        + "('gold_page_5m', 2L, 0L, TIMESTAMP'2024-05-14 11:05:00', 0L), "
         + "('silver', 1L, 1L, TIMESTAMP'2024-05-15 00:00:00', 0L) "
         + "AS t(query_name, batch_id, input_rows, watermark, rows_dropped_by_watermark)");
     save(spark, t.monitoring("corrections_log"), "SELECT * FROM VALUES "

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.latelake.core.catalog.CatalogConfig;
+import io.latelake.core.catalog.CatalogRegister;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
 import io.latelake.core.ExitCode;
@@ -87,10 +89,25 @@ class CatalogRegisterTest {
         + "FROM latelake_gold.page_5m_status"))
         .containsExactly(
             "2024-05-14 10:00 | /home | restated | {\"views\":1,\"total_duration_s\":7.0} → "
-                + "{\"views\":2,\"total_duration_s\":12.0} | 11:00 | LATE_ARRIVAL | 10:20 | true",
-            "2024-05-14 10:00 | /pricing | settled | NULL | NULL | NULL | 10:20 | true",
-            "2024-05-14 10:05 | NULL | settled | NULL | NULL | NULL | 10:20 | true",
-            "2100-01-01 00:00 | /home | provisional | NULL | NULL | NULL | 10:20 | false");
+                + "{\"views\":2,\"total_duration_s\":12.0} | 11:00 | LATE_ARRIVAL | 11:05 | true",
+            "2024-05-14 10:00 | /pricing | settled | NULL | NULL | NULL | 11:05 | true",
+            "2024-05-14 10:05 | NULL | provisional | NULL | NULL | NULL | 11:05 | true",
+            "2100-01-01 00:00 | /home | provisional | NULL | NULL | NULL | 11:05 | false");
+  }
+
+  @Test
+  @Order(2)
+  void theViewsStatusIsTheJavaGoldStatusOnAReplayedOldDataset() {
+    io.latelake.core.metric.MetricSpec metric = catalog.metrics().get(0);
+    List<String> java = io.latelake.core.metric.GoldStatus.withStatus(spark, tables, metric,
+            catalog.horizon())
+        .selectExpr("concat_ws(' ', date_format(window_end, 'yyyy-MM-dd HH:mm'), status)")
+        .as(Encoders.STRING()).collectAsList().stream().sorted().toList();
+
+    assertThat(java).containsExactly("2024-05-14 10:05 restated", "2024-05-14 10:05 settled",
+        "2024-05-14 10:10 provisional", "2100-01-01 00:05 provisional");
+    assertThat(rows("SELECT concat_ws(' ', date_format(window_end, 'yyyy-MM-dd HH:mm'), status) "
+        + "FROM latelake_gold.page_5m_status")).isEqualTo(java);
   }
 
   @Test
@@ -115,8 +132,9 @@ class CatalogRegisterTest {
             + "never.", "window_start = Window start, inclusive (UTC).");
     assertThat(describe("latelake_gold.page_5m_status", "col_name = 'status'",
         "concat_ws(' = ', col_name, comment)"))
-        .containsExactly("status = provisional until window_end + lake.correction.horizon has "
-            + "passed (UTC wall clock), then settled; restated once a correction changed the row.");
+        .containsExactly("status = provisional until window_end + lake.correction.horizon is "
+            + "at or before last_watermark, then settled; restated once a correction changed the "
+            + "row.");
   }
 
   @Test

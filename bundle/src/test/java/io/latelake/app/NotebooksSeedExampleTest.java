@@ -3,15 +3,15 @@ package io.latelake.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latelake.analyst.AnalystSessions;
-import io.latelake.analyst.CatalogConfig;
-import io.latelake.analyst.CatalogRegister;
 import io.latelake.analyst.Notebook;
 import io.latelake.analyst.NotebookRunner;
 import io.latelake.analyst.ResultTable;
+import io.latelake.core.catalog.CatalogConfig;
+import io.latelake.core.catalog.CatalogRegister;
+import io.latelake.core.metric.GoldStatus;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.correction.CorrectJob;
 import io.latelake.correction.CorrectionConfig;
-import io.latelake.correction.GoldStatus;
 import io.latelake.core.time.DayRange;
 import io.latelake.profiler.ProfileJob;
 import io.latelake.profiler.ProfilerConfig;
@@ -67,7 +67,10 @@ class NotebooksSeedExampleTest {
 
   @BeforeAll
   void start() {
-    f = CorrectionSeedExampleTest.seedLake(tmp.resolve("seed"));
+    // Horizon = the watermark delay: the windows ending by 10:10 settle once the gold
+    // watermark reaches 10:20 (max event time 10:30 - 10 minutes); 10:30-10:35 stays provisional.
+    f = CorrectionSeedExampleTest.seedLake(tmp.resolve("seed"),
+        "lake.correction.horizon=\"10 minutes\"");
     System.setProperty("spark.master", "local[2]");
     System.setProperty("spark.ui.enabled", "false");
     spark = AnalystSessions.create(getClass().getSimpleName(), f.config);
@@ -116,7 +119,7 @@ class NotebooksSeedExampleTest {
     assertThat(rows("SELECT concat_ws(' ', page, date_format(window_start, 'HH:mm'), views, "
         + "status) FROM latelake_gold.page_5m_status"))
         .containsExactly("/home 10:00 1 settled", "/home 10:05 1 settled",
-            "/home 10:30 1 settled", "/pricing 10:00 2 settled", "/pricing 10:05 1 settled");
+            "/home 10:30 1 provisional", "/pricing 10:00 2 settled", "/pricing 10:05 1 settled");
   }
 
   @Test
@@ -139,8 +142,8 @@ class NotebooksSeedExampleTest {
     assertThat(third.names()).isEqualTo(second.names());
 
     for (String m : List.of("page_5m", "page_5m_rc", "page_5m_ig")) {
-      List<String> java = GoldStatus.withStatus(spark.read().format("delta")
-              .load(tables.gold(m)), config.horizon())
+      List<String> java = GoldStatus.withStatus(spark, tables, config.metric(m),
+              config.horizon())
           .selectExpr("concat_ws(' ', page, date_format(window_start, 'HH:mm'), status)")
           .as(Encoders.STRING()).collectAsList().stream().sorted().toList();
       assertThat(rows("SELECT concat_ws(' ', page, date_format(window_start, 'HH:mm'), status) "
@@ -151,7 +154,7 @@ class NotebooksSeedExampleTest {
         .containsExactly(
             "/home 10:00 restated 1.0 {\"views\":1,\"total_duration_s\":7.0} → "
                 + "{\"views\":2,\"total_duration_s\":12.0}",
-            "/home 10:05 settled 1.0 -", "/home 10:30 settled 1.0 -",
+            "/home 10:05 settled 1.0 -", "/home 10:30 provisional 1.0 -",
             "/pricing 10:00 settled 1.0 -", "/pricing 10:05 settled 1.0 -");
   }
 
@@ -186,11 +189,12 @@ class NotebooksSeedExampleTest {
     List<ResultTable> t = r.tables();
     assertThat(t).hasSize(3);
     assertThat(t.get(0).lines()).containsExactly(
+        "provisional 1 2024-05-14 10:30:00 2024-05-14 10:35:00 1.0",
         "restated 1 2024-05-14 10:00:00 2024-05-14 10:05:00 1.0",
-        "settled 4 2024-05-14 10:00:00 2024-05-14 10:35:00 1.0");
+        "settled 3 2024-05-14 10:00:00 2024-05-14 10:10:00 1.0");
     assertThat(cols(t.get(1), "page", "window_start", "views", "total_duration_s", "status"))
-        .startsWith("/home 2024-05-14 10:30:00 1 1.0 settled")
-        .containsExactlyInAnyOrder("/home 2024-05-14 10:30:00 1 1.0 settled",
+        .startsWith("/home 2024-05-14 10:30:00 1 1.0 provisional")
+        .containsExactlyInAnyOrder("/home 2024-05-14 10:30:00 1 1.0 provisional",
             "/pricing 2024-05-14 10:05:00 1 5.0 settled",
             "/home 2024-05-14 10:05:00 1 5.0 settled",
             "/home 2024-05-14 10:00:00 2 12.0 restated",

@@ -12,6 +12,7 @@ import static org.apache.spark.sql.functions.when;
 
 import io.delta.tables.DeltaTable;
 import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.metric.GoldStatus;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
 import java.sql.Timestamp;
@@ -30,8 +31,9 @@ import org.apache.spark.sql.SparkSession;
 /**
  * Reads {@code gold.<metric>} as it was at a timestamp or version (Delta time travel) and diffs it
  * against now, per key: before, after and the difference of each measure, and
- * {@code corrected_at} and the status ({@link GoldStatus}: at the as-of time — a version's commit
- * time — for the old side, now for the new) of both sides, so a restatement or a window that
+ * {@code corrected_at} and the status ({@link GoldStatus}: for the old side with the last
+ * watermark of the micro-batches started by the as-of time — a version's commit time —, for the
+ * new side with the last watermark now) of both sides, so a restatement or a window that
  * settled since shows even where the measures are equal.
  */
 public final class AsOfJob {
@@ -116,10 +118,10 @@ public final class AsOfJob {
       asOf = timestamp.get().toString();
       then = timestamp.get();
     }
-    Dataset<Row> before = reader.load(path)
-        .withColumn("status", GoldStatus.status(lit(Timestamp.from(then)), horizon));
-    Dataset<Row> now = spark.read().format("delta").load(path)
-        .withColumn("status", GoldStatus.status(lit(Timestamp.from(Instant.now())), horizon));
+    Dataset<Row> before = GoldStatus.withStatus(reader.load(path),
+        GoldStatus.lastWatermark(spark, tables, metric, Optional.of(then)), horizon);
+    Dataset<Row> now = GoldStatus.withStatus(spark.read().format("delta").load(path),
+        GoldStatus.lastWatermark(spark, tables, metric, Optional.empty()), horizon);
     String ddl = String.join(", ", metric.measureNames().stream()
         .map(m -> "`" + m + "` DOUBLE").toList());
     Dataset<Row> diff = diff(now, before, metric)

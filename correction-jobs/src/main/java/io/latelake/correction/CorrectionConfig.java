@@ -15,7 +15,8 @@ import java.util.Optional;
  * Typed, validated view of {@code lake.correction} plus the metrics the correction jobs work on.
  *
  * @param horizon correction horizon ({@code lake.correction.horizon}): a window is provisional
- *     until now (UTC) ≥ its end + horizon
+ *     until its end + horizon ≤ the gold stream's last watermark
+ *     ({@link io.latelake.core.metric.GoldStatus})
  * @param auditTolerance largest accepted absolute difference per measure in {@code audit}
  * @param maxCommitAttempts attempts of a Delta commit that loses to a concurrent commit
  * @param retryBackoff wait before the first retry (doubles each time)

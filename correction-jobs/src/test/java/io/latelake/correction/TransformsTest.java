@@ -244,18 +244,4 @@ class TransformsTest extends SparkTestBase {
         "concat_ws(' ', week_start, iso_year, iso_week, page, events, value_sum, days)"))
         .containsExactly("2024-12-23 2024 52 p 1 2 1", "2024-12-30 2025 1 p 6 8 2");
   }
-
-  @Test
-  void statusIsRestatedSettledOrProvisionalFromWallClock() {
-    StructType s = new StructType().add("window_end", DataTypes.TimestampType)
-        .add("corrected_at", DataTypes.TimestampType).add("id", DataTypes.StringType);
-    Dataset<Row> g = spark.createDataFrame(List.of(
-        RowFactory.create(t("10:05:00"), t("11:00:00"), "corrected"),
-        RowFactory.create(t("10:05:00"), null, "old"),
-        RowFactory.create(t("10:50:00"), null, "recent")), s);
-    Dataset<Row> out = g.withColumn("status", GoldStatus.status(
-        org.apache.spark.sql.functions.lit(t("11:05:00")), Duration.ofHours(1)));
-    assertThat(strings(out, "concat_ws(' ', id, status)"))
-        .containsExactly("corrected restated", "old settled", "recent provisional");
-  }
 }

@@ -2,11 +2,15 @@ package io.latelake.core.cli;
 
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
+import io.latelake.core.catalog.CatalogConfig;
+import io.latelake.core.catalog.CatalogSessions;
+import io.latelake.core.catalog.JobCatalog;
 import io.latelake.core.config.ConfigLoader;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.spark.SparkSessions;
 import io.latelake.core.table.TableRegistry;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Mixin;
@@ -15,7 +19,10 @@ import picocli.CommandLine.Mixin;
  * The shape of every job's {@code main}: arguments → config → the lake's tables and the typed,
  * validated job config (everything checked before any SparkSession exists) → SparkSession →
  * {@link JobContext} → run → exit code; the session is always stopped. {@code run} never sees the
- * raw {@link Config}: whatever it needs is in the typed config or the context.
+ * raw {@link Config}: whatever it needs is in the typed config or the context. With
+ * {@code lake.catalog.enabled} the session gets the lake's catalog ({@link CatalogSessions}) and
+ * the tables the job creates are registered by name ({@link JobCatalog}: before the run, as each
+ * streaming query starts, after the run).
  *
  * @param <T> the job's typed config
  */
@@ -47,11 +54,20 @@ public abstract class JobCommand<T> implements Callable<Integer> {
     Config config = options.load();
     TableRegistry tables = TableRegistry.fromConfig(config);
     T prepared = prepare(config);
+    CatalogConfig catalog = CatalogConfig.fromConfig(config);
     ConfigLoader.logEffective(config);
-    SparkSession spark = SparkSessions.create(appName(), config);
+    SparkSession spark = SparkSessions.create(appName(),
+        catalog.enabled() ? CatalogSessions.withCatalog(config) : config);
+    Optional<JobCatalog> registration = Optional.empty();
     try {
-      return run(JobContext.start(spark, tables, clock()), prepared).code();
+      registration = JobCatalog.start(spark, catalog);
+      ExitCode code = run(JobContext.start(spark, tables, clock()), prepared);
+      if (!org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress()) {
+        registration.ifPresent(JobCatalog::register);
+      }
+      return code.code();
     } finally {
+      registration.ifPresent(JobCatalog::close);
       // On SIGTERM Spark's own shutdown hook stops the session, after the streams' graceful stop
       // (see StreamRunner); stopping it here as well could cut that stop short.
       if (!org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress()) {

@@ -1,5 +1,6 @@
-package io.latelake.analyst;
+package io.latelake.core.catalog;
 
+import io.latelake.core.metric.GoldStatus;
 import io.latelake.core.metric.MetricSpec;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,10 +13,9 @@ import java.util.stream.Collectors;
  *
  * <p>Columns: every column of {@code gold.<metric>}, then
  * <ul>
- *   <li>{@code status} string — {@code restated} when {@code corrected_at} is set, else
- *       {@code settled} once now (UTC wall clock) ≥ {@code window_end} +
- *       {@code lake.correction.horizon}, else {@code provisional} (the rule of the correction
- *       path's {@code GoldStatus});</li>
+ *   <li>{@code status} string — {@link GoldStatus#sql}: {@code restated} when
+ *       {@code corrected_at} is set, else {@code settled} once {@code window_end} +
+ *       {@code lake.correction.horizon} ≤ {@code last_watermark}, else {@code provisional};</li>
  *   <li>{@code completeness} double in [0, 1] — the lateness profiler's expected completeness of
  *       the window for its age (now − window_end): the midpoint rule on 32 points over the window
  *       of the piecewise-linear CDF stored in {@code monitoring.lateness_cdf}
@@ -104,12 +104,9 @@ final class StatusViews {
     for (String c : goldColumns) {
       select.add("g." + Sql.ident(c));
     }
-    String corrected = goldColumns.contains("corrected_at") ? "g.corrected_at IS NOT NULL"
-        : "false";
-    long micros = horizon.toNanos() / 1000;
-    select.add("CASE WHEN " + corrected + " THEN 'restated' WHEN current_timestamp() >= "
-        + "timestampadd(MICROSECOND, " + micros + ", g.window_end) THEN 'settled' "
-        + "ELSE 'provisional' END AS status");
+    select.add(GoldStatus.sql(goldColumns.contains("corrected_at") ? "g.corrected_at" : "NULL",
+        "g.window_end", hasProgress ? "wm.last_watermark" : "CAST(NULL AS TIMESTAMP)", horizon)
+        + " AS status");
     select.add(hasCdf ? "cm.completeness" : "CAST(NULL AS DOUBLE) AS completeness");
     if (hasLog) {
       select.add("lc.last_change");

@@ -1,4 +1,4 @@
-package io.latelake.analyst;
+package io.latelake.core.catalog;
 
 import com.typesafe.config.Config;
 import io.latelake.core.config.LakeConfigException;

@@ -1,4 +1,4 @@
-package io.latelake.analyst;
+package io.latelake.core.catalog;
 
 import java.util.Map;
 import java.util.Optional;
@@ -66,8 +66,8 @@ final class ColumnDocs {
       Map.entry("policy", "Late policy of the metric: restate, reconcile or ignore."),
       Map.entry("arrival_day", "UTC date of enqueued_time."),
       Map.entry("level", "Quantile level in [0, 1]."),
-      Map.entry("status", "provisional until window_end + lake.correction.horizon has passed "
-          + "(UTC wall clock), then settled; restated once a correction changed the row."),
+      Map.entry("status", "provisional until window_end + lake.correction.horizon is at or "
+          + "before last_watermark, then settled; restated once a correction changed the row."),
       Map.entry("completeness", "Expected share of the window's events already arrived, from the "
           + "profiled lateness distribution (lowest over sources); null without a profile."),
       Map.entry("last_change", "The last restatement: old -> new measures (JSON); null if never "

@@ -1,4 +1,4 @@
-package io.latelake.analyst;
+package io.latelake.core.catalog;
 
 import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
@@ -28,6 +28,9 @@ import scala.Option;
  * a table comment), sets the comments of known columns, and creates one persistent view
  * {@code <gold db>.<metric>_status} per configured metric ({@link StatusViews}).
  *
+ * <p>{@code latelake catalog register} runs it, and every job with {@code lake.catalog.enabled}
+ * ({@link JobCatalog}, without column comments).
+ *
  * <p>Idempotent: a table already registered at the same location is left alone, a column whose
  * comment is already set is not altered (a comment is a metadata-only Delta commit, written once),
  * a view whose text is unchanged is not replaced. A name registered at another location is an
@@ -39,10 +42,27 @@ public final class CatalogRegister {
 
   private final SparkSession spark;
   private final CatalogConfig config;
+  private final boolean fromJob;
 
+  /** The registration of {@code latelake catalog register}: tables, column comments, views. */
   public CatalogRegister(SparkSession spark, CatalogConfig config) {
+    this(spark, config, false);
+  }
+
+  private CatalogRegister(SparkSession spark, CatalogConfig config, boolean fromJob) {
     this.spark = spark;
     this.config = config;
+    this.fromJob = fromJob;
+  }
+
+  /**
+   * The registration a job runs ({@link JobCatalog}): tables and views as
+   * {@code catalog register} does, but no column comments (a comment is a Delta metadata commit,
+   * which would conflict with a stream appending to the table at the same time: they are left to
+   * {@code catalog register}), and a metric without a gold table yet is no warning.
+   */
+  public static CatalogRegister forJob(SparkSession spark, CatalogConfig config) {
+    return new CatalogRegister(spark, config, true);
   }
 
   /**
@@ -83,7 +103,9 @@ public final class CatalogRegister {
       } else {
         unchanged++;
       }
-      comments += commentColumns(f);
+      if (!fromJob) {
+        comments += commentColumns(f);
+      }
       names.add(f.db() + "." + f.table());
     }
     int viewsCreated = 0;
@@ -92,8 +114,13 @@ public final class CatalogRegister {
       Optional<Found> gold = found.stream()
           .filter(f -> f.db().equals(config.goldDb()) && f.table().equals(m.name())).findFirst();
       if (gold.isEmpty()) {
-        LOG.warn("No view {}.{}_status: gold.{} has no table yet", config.goldDb(), m.name(),
-            m.name());
+        if (fromJob) {
+          LOG.debug("No view {}.{}_status: gold.{} has no table yet", config.goldDb(), m.name(),
+              m.name());
+        } else {
+          LOG.warn("No view {}.{}_status: gold.{} has no table yet", config.goldDb(), m.name(),
+              m.name());
+        }
         continue;
       }
       if (registerView(m, found)) {
@@ -104,9 +131,15 @@ public final class CatalogRegister {
       names.add(config.goldDb() + "." + m.name() + "_status");
     }
     names.sort(null);
-    LOG.info("Catalog: {} tables registered, {} already there, {} column comments set, {} views "
-        + "created or replaced, {} unchanged", created, unchanged, comments, viewsCreated,
-        viewsUnchanged);
+    // The command prints this on stdout; a job logs it when it registered something.
+    boolean changed = created + comments + viewsCreated > 0;
+    String summary = "Catalog: {} tables registered, {} already there, {} column comments set, "
+        + "{} views created or replaced, {} unchanged";
+    if (fromJob && changed) {
+      LOG.info(summary, created, unchanged, comments, viewsCreated, viewsUnchanged);
+    } else {
+      LOG.debug(summary, created, unchanged, comments, viewsCreated, viewsUnchanged);
+    }
     return new Result(created, unchanged, comments, viewsCreated, viewsUnchanged, names);
   }
 
@@ -173,7 +206,7 @@ public final class CatalogRegister {
             : "latelake table " + f.table());
     spark.sql("CREATE TABLE IF NOT EXISTS " + CatalogConfig.qualified(f.db(), f.table())
         + " USING delta LOCATION " + Sql.literal(f.path()) + " COMMENT " + Sql.literal(comment));
-    LOG.info("Registered {}.{} at {}", f.db(), f.table(), f.path());
+    LOG.debug("Registered {}.{} at {}", f.db(), f.table(), f.path());
     return true;
   }
 
@@ -195,7 +228,7 @@ public final class CatalogRegister {
     }
     if (!changes.isEmpty()) {
       spark.sql("ALTER TABLE " + table + " ALTER COLUMN " + String.join(", ", changes));
-      LOG.info("Commented {} columns of {}", changes.size(), table);
+      LOG.debug("Commented {} columns of {}", changes.size(), table);
     }
     return changes.size();
   }
@@ -225,7 +258,7 @@ public final class CatalogRegister {
         + String.join(", ", cols) + ") COMMENT " + Sql.literal("gold." + m.name() + " with the "
         + "status of every row (provisional / settled / restated), its expected completeness and"
         + " its last restatement; live over the tables") + " AS " + query);
-    LOG.info("Created view {}.{}", config.goldDb(), view);
+    LOG.debug("Created view {}.{}", config.goldDb(), view);
     return true;
   }
 

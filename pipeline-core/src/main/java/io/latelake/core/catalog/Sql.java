@@ -1,9 +1,9 @@
-package io.latelake.analyst;
+package io.latelake.core.catalog;
 
 import java.util.regex.Pattern;
 
-/** Quoting of identifiers and literals for the SQL this module generates. */
-final class Sql {
+/** Quoting of identifiers and literals for the SQL latelake generates (catalog, notebooks). */
+public final class Sql {
   private static final Pattern IDENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
   private Sql() {}
@@ -12,7 +12,7 @@ final class Sql {
    * @return the name in backticks
    * @throws IllegalArgumentException when it is not a plain identifier
    */
-  static String ident(String name) {
+  public static String ident(String name) {
     if (!IDENT.matcher(name).matches()) {
       throw new IllegalArgumentException("Invalid identifier '" + name
           + "': expected letters, digits and underscores");
@@ -21,7 +21,7 @@ final class Sql {
   }
 
   /** @return a single-quoted SQL string literal */
-  static String literal(String value) {
+  public static String literal(String value) {
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'";
   }
 }

@@ -1,0 +1,72 @@
+package io.latelake.core.catalog;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigValueFactory;
+import io.latelake.core.config.Settings;
+import java.net.URI;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The catalog a session registers latelake's tables in: in local mode ({@code spark.master}
+ * {@code local...}) with a local {@code lake.root}, a real Hive metastore on embedded Derby under
+ * the root ({@code <root>/metastore_db}, warehouse {@code <root>/warehouse}, Derby's log
+ * {@code <root>/derby.log}); elsewhere the catalog the cluster's session has (Hive metastore,
+ * Glue, Unity Catalog: spark-submit configures it).
+ *
+ * <p>Embedded Derby admits one process at a time: while a local job or analyst command holds the
+ * metastore, another local process that opens it fails.
+ */
+public final class CatalogSessions {
+  private static final Logger LOG = LoggerFactory.getLogger(CatalogSessions.class);
+  private static final String HIVE_STATE = "org.apache.spark.sql.hive.HiveSessionStateBuilder";
+
+  private CatalogSessions() {}
+
+  /**
+   * @return the config with the Spark settings of the local metastore added under
+   *     {@code lake.spark.conf} when the session will be local and Spark's Hive support is on the
+   *     classpath (the bundle has it), else the config unchanged
+   */
+  public static Config withCatalog(Config config) {
+    String master = System.getProperty("spark.master", "");
+    String root = Settings.of(config).string("lake.root");
+    if (!master.startsWith("local") || !isLocalPath(root) || !hiveOnClasspath()) {
+      return config;
+    }
+    Path dir = Path.of(root.startsWith("file:") ? URI.create(root).getPath() : root)
+        .toAbsolutePath().normalize();
+    if (System.getProperty("derby.stream.error.file") == null) {
+      System.setProperty("derby.stream.error.file", dir.resolve("derby.log").toString());
+    }
+    LOG.debug("Local Hive metastore on Derby at {}", dir.resolve("metastore_db"));
+    return config
+        .withValue(conf("spark.sql.catalogImplementation"), ConfigValueFactory.fromAnyRef("hive"))
+        .withValue(conf("spark.hadoop.javax.jdo.option.ConnectionURL"),
+            ConfigValueFactory.fromAnyRef("jdbc:derby:;databaseName="
+                + dir.resolve("metastore_db") + ";create=true"))
+        .withValue(conf("spark.sql.warehouse.dir"),
+            ConfigValueFactory.fromAnyRef(dir.resolve("warehouse").toUri().toString()));
+  }
+
+  /** @return true when Spark's Hive support can be loaded */
+  static boolean hiveOnClasspath() {
+    try {
+      Class.forName(HIVE_STATE, false, CatalogSessions.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException e) {
+      return false;
+    }
+  }
+
+  private static String conf(String sparkKey) {
+    return "lake.spark.conf.\"" + sparkKey + "\"";
+  }
+
+  private static boolean isLocalPath(String root) {
+    int colon = root.indexOf(':');
+    int slash = root.indexOf('/');
+    return root.startsWith("file:") || colon < 0 || (slash >= 0 && slash < colon);
+  }
+}
