@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
  * Typed view of {@code lake.catalog}: where latelake tables and status views are registered.
  *
  * @param enabled {@code lake.catalog.enabled}
+ * @param jobsRegister {@code lake.catalog.jobs-register}: jobs register the tables they create
+ *     (only when {@code enabled})
  * @param bronzeDb database of {@code bronze_events} and {@code silver_events}
  *     ({@code lake.catalog.databases.bronze})
  * @param goldDb database of the gold tables and their {@code <metric>_status} views
@@ -23,7 +25,7 @@ import java.util.regex.Pattern;
  * @param metrics the configured gold metrics (may be empty: tables are still registered)
  * @param tables the lake's paths
  */
-public record CatalogConfig(boolean enabled, String bronzeDb, String goldDb, String monitoringDb,
+public record CatalogConfig(boolean enabled, boolean jobsRegister, String bronzeDb, String goldDb, String monitoringDb,
     Duration horizon, List<MetricSpec> metrics, TableRegistry tables) {
   private static final Pattern DB = Pattern.compile("[a-z_][a-z0-9_]*");
 
@@ -33,19 +35,27 @@ public record CatalogConfig(boolean enabled, String bronzeDb, String goldDb, Str
    */
   public static CatalogConfig fromConfig(Config config) {
     Settings s = Settings.of(config);
-    boolean enabled;
-    try {
-      enabled = config.getBoolean("lake.catalog.enabled");
-    } catch (com.typesafe.config.ConfigException e) {
-      throw LakeConfigException.invalid("lake.catalog.enabled",
-          config.hasPath("lake.catalog.enabled")
-              ? config.getValue("lake.catalog.enabled").unwrapped() : "<missing>",
-          "expected true or false");
-    }
-    return new CatalogConfig(enabled, database(s, "bronze"), database(s, "gold"),
+    boolean enabled = bool(config, "lake.catalog.enabled");
+    boolean jobsRegister = bool(config, "lake.catalog.jobs-register");
+    return new CatalogConfig(enabled, jobsRegister, database(s, "bronze"), database(s, "gold"),
         database(s, "monitoring"), io.latelake.core.config.SharedSettings.correctionHorizon(config),
         config.getObject("lake.gold.metrics").isEmpty() ? List.of() : Metrics.fromConfig(config),
         TableRegistry.fromConfig(config));
+  }
+
+  private static boolean bool(Config config, String key) {
+    try {
+      return config.getBoolean(key);
+    } catch (com.typesafe.config.ConfigException e) {
+      throw LakeConfigException.invalid(key,
+          config.hasPath(key) ? config.getValue(key).unwrapped() : "<missing>",
+          "expected true or false");
+    }
+  }
+
+  /** @return true when jobs register the tables they create themselves */
+  public boolean registeredByJobs() {
+    return enabled && jobsRegister;
   }
 
   private static String database(Settings s, String layer) {

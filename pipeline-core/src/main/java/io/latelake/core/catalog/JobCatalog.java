@@ -62,7 +62,7 @@ public final class JobCatalog implements AutoCloseable {
    *     location
    */
   public static Optional<JobCatalog> start(SparkSession spark, CatalogConfig config) {
-    if (!config.enabled()) {
+    if (!config.registeredByJobs()) {
       return Optional.empty();
     }
     String impl = spark.sparkContext().conf().get("spark.sql.catalogImplementation",

@@ -57,7 +57,7 @@ public abstract class JobCommand<T> implements Callable<Integer> {
     CatalogConfig catalog = CatalogConfig.fromConfig(config);
     ConfigLoader.logEffective(config);
     SparkSession spark = SparkSessions.create(appName(),
-        catalog.enabled() ? CatalogSessions.withCatalog(config) : config);
+        catalog.registeredByJobs() ? CatalogSessions.withCatalog(config) : config);
     Optional<JobCatalog> registration = Optional.empty();
     try {
       registration = JobCatalog.start(spark, catalog);
