@@ -9,6 +9,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
 import io.latelake.bronze.BronzeConfig;
 import io.latelake.bronze.BronzeJob;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.correction.CorrectJob;
@@ -249,14 +250,15 @@ public final class Bench {
     // A first run (not timed) restates what the fast path dropped so far and leaves its state,
     // as the nightly run before would have; the timed run then finds the late batch alone.
     CorrectionConfig cc = CorrectionConfig.fromConfig(cfg);
-    new CorrectJob(spark, cc, t, List.of(metric), Optional.of(Instant.EPOCH)).run();
+    new CorrectJob(JobContext.start(spark, t),
+        new CorrectJob.Options(cc, List.of(metric), Optional.of(Instant.EPOCH))).run();
     data.writeLateBatch(landing);
     new BronzeJob(spark, bc, t).run();
     new SilverJob(spark, sc, t).run();
     new GoldJob(spark, gc, t).run();
     CorrectJob.Result[] result = new CorrectJob.Result[1];
-    double ours = time(() -> result[0] = new CorrectJob(spark, cc, t,
-        List.of(metric), Optional.empty()).run());
+    double ours = time(() -> result[0] = new CorrectJob(JobContext.start(spark, t),
+        new CorrectJob.Options(cc, List.of(metric), Optional.empty())).run());
     String recomputed = ref + "/recomputed";
     double reference = time(() -> Baselines.recompute(spark, t.bronzeEvents(), recomputed,
         metric.window()));

@@ -40,9 +40,10 @@ public final class Reconcile {
   static void stage(SparkSession spark, CorrectionTables tables, MetricSpec metric,
       Dataset<Row> corrections, String runId, Timestamp at, CorrectionConfig config) {
     String path = tables.pending(metric);
-    DeltaTables.createIfNotExists(spark, path, pendingSchema(corrections.schema()), List.of(),
+    Dataset<Row> staged = corrections.drop(Corrections.PUBLISHED);
+    DeltaTables.createIfNotExists(spark, path, pendingSchema(staged.schema()), List.of(),
         Map.of());
-    Dataset<Row> rows = corrections.withColumn("run_id", lit(runId))
+    Dataset<Row> rows = staged.withColumn("run_id", lit(runId))
         .withColumn("staged_at", lit(at))
         .withColumn("applied_at", lit(null).cast(DataTypes.TimestampType))
         .withColumn("applied_by", lit(null).cast(DataTypes.StringType));
