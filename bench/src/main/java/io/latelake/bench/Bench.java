@@ -250,14 +250,15 @@ public final class Bench {
     // A first run (not timed) restates what the fast path dropped so far and leaves its state,
     // as the nightly run before would have; the timed run then finds the late batch alone.
     CorrectionConfig cc = CorrectionConfig.fromConfig(cfg);
-    new CorrectJob(spark, cc, t, List.of(metric), Optional.of(Instant.EPOCH)).run();
+    new CorrectJob(JobContext.start(spark, t),
+        new CorrectJob.Options(cc, List.of(metric), Optional.of(Instant.EPOCH))).run();
     data.writeLateBatch(landing);
     new BronzeJob(JobContext.start(spark, t), bc).run();
     new SilverJob(JobContext.start(spark, t), sc).run();
     new GoldJob(JobContext.start(spark, t), gc).run();
     CorrectJob.Result[] result = new CorrectJob.Result[1];
-    double ours = time(() -> result[0] = new CorrectJob(spark, cc, t,
-        List.of(metric), Optional.empty()).run());
+    double ours = time(() -> result[0] = new CorrectJob(JobContext.start(spark, t),
+        new CorrectJob.Options(cc, List.of(metric), Optional.empty())).run());
     String recomputed = ref + "/recomputed";
     double reference = time(() -> Baselines.recompute(spark, t.bronzeEvents(), recomputed,
         metric.window()));

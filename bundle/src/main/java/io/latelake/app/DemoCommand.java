@@ -1,5 +1,6 @@
 package io.latelake.app;
 
+import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricSpec;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.sum;
@@ -115,8 +116,9 @@ public final class DemoCommand implements Callable<Integer> {
   private static void correct(PrintWriter out, SparkSession spark, Config config) {
     CorrectionConfig cc = CorrectionConfig.fromConfig(config);
     long started = System.nanoTime();
-    CorrectJob.Result r = new CorrectJob(spark, cc, TableRegistry.fromConfig(config),
-        cc.metrics(), java.util.Optional.of(java.time.Instant.EPOCH)).run();
+    CorrectJob.Result r = new CorrectJob(JobContext.start(spark, TableRegistry.fromConfig(config)),
+        new CorrectJob.Options(cc, cc.metrics(),
+        java.util.Optional.of(java.time.Instant.EPOCH))).run();
     out.printf("%n== correct (run %s, %.0f s) ==%n", r.runId(),
         (System.nanoTime() - started) / 1e9);
     for (CorrectJob.MetricResult m : r.metrics()) {

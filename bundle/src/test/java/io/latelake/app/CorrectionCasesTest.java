@@ -4,13 +4,14 @@ import static io.latelake.app.LakeFixture.event;
 import static io.latelake.app.LakeFixture.goldRows;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.latelake.core.job.JobContext;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
 import io.latelake.core.time.DayRange;
 import io.latelake.correction.AuditJob;
 import io.latelake.correction.CorrectJob;
 import io.latelake.correction.CorrectionConfig;
-import io.latelake.correction.DateArgs;
+import io.latelake.correction.RangeSpec;
 import io.latelake.correction.RebuildJob;
 import java.time.LocalDate;
 import java.nio.file.Path;
@@ -60,8 +61,9 @@ class CorrectionCasesTest extends SparkTestBase {
     assertThat(gold(f)).containsExactly("p 12:10 1 2 false", "p 12:20 1 1 false",
         "q 12:05 1 3 false");
 
-    CorrectJob.Result first = new CorrectJob(spark, config, tables, config.metrics(),
-        Optional.of(Instant.parse("2000-01-01T00:00:00Z"))).run();
+    CorrectJob.Result first = new CorrectJob(JobContext.start(spark, tables),
+        new CorrectJob.Options(config, config.metrics(),
+        Optional.of(Instant.parse("2000-01-01T00:00:00Z")))).run();
 
     // Watermark 12:10: [12:05, 12:10) is closed (its duplicate counted once, unchanged);
     // [12:10, 12:15) and [12:20, 12:25) are open and deferred.
@@ -74,8 +76,8 @@ class CorrectionCasesTest extends SparkTestBase {
 
     f.land(event("later", "2024-05-14T12:40:00Z", "2024-05-14T12:40:01Z", "z", 1));
     fast.step();
-    CorrectJob.Result second = new CorrectJob(spark, config, tables, config.metrics(),
-        Optional.empty()).run();
+    CorrectJob.Result second = new CorrectJob(JobContext.start(spark, tables),
+        new CorrectJob.Options(config, config.metrics(), Optional.empty())).run();
 
     assertThat(second.metrics().get(0).watermark())
         .isEqualTo(Instant.parse("2024-05-14T12:30:00Z"));
@@ -113,15 +115,16 @@ class CorrectionCasesTest extends SparkTestBase {
     assertThat(gold(f)).containsExactly("home 12:00 1 5 false", "home 12:25 1 5 false",
         "other 12:30 1 1 false");
 
-    CorrectJob.Result first = new CorrectJob(spark, config, tables, config.metrics(),
-        Optional.of(Instant.parse("2000-01-01T00:00:00Z"))).run();
+    CorrectJob.Result first = new CorrectJob(JobContext.start(spark, tables),
+        new CorrectJob.Options(config, config.metrics(),
+        Optional.of(Instant.parse("2000-01-01T00:00:00Z")))).run();
     assertThat(first.metrics().get(0).deferredWindows()).isEqualTo(2);
     assertThat(first.rowsChanged()).isZero();
 
     f.land(event("c31-w", "2024-05-14T12:50:00Z", "2024-05-14T12:50:01Z", "zz", 1));
     fast.step();
-    CorrectJob.Result second = new CorrectJob(spark, config, tables, config.metrics(),
-        Optional.empty()).run();
+    CorrectJob.Result second = new CorrectJob(JobContext.start(spark, tables),
+        new CorrectJob.Options(config, config.metrics(), Optional.empty())).run();
 
     assertThat(second.metrics().get(0).watermark())
         .isEqualTo(Instant.parse("2024-05-14T12:40:00Z"));
@@ -134,8 +137,9 @@ class CorrectionCasesTest extends SparkTestBase {
         .containsExactly("12:25 | {\"page\":\"home\"} | DUPLICATE_REMOVED | "
             + "{\"events\":1,\"value_sum\":5} | - | true");
 
-    AuditJob.Result audit = new AuditJob(spark, config, tables, config.metrics(),
-        new DayRange(LocalDate.parse("2024-05-14"), LocalDate.parse("2024-05-14")))
+    AuditJob.Result audit = new AuditJob(JobContext.start(spark, tables),
+        new RangeSpec(config, config.metrics(),
+        new DayRange(LocalDate.parse("2024-05-14"), LocalDate.parse("2024-05-14"))))
         .run();
     assertThat(audit.differences()).isZero();
     assertThat(audit.beyondTolerance()).isZero();
@@ -165,12 +169,14 @@ class CorrectionCasesTest extends SparkTestBase {
     assertThat(retried.droppedByWatermark()).isGreaterThanOrEqualTo(3);
     assertThat(spark.read().format("delta").load(tables.bronzeEvents()).count()).isEqualTo(7);
 
-    new CorrectJob(spark, config, tables, config.metrics(),
-        Optional.of(Instant.parse("2000-01-01T00:00:00Z"))).run();
+    new CorrectJob(JobContext.start(spark, tables),
+        new CorrectJob.Options(config, config.metrics(),
+        Optional.of(Instant.parse("2000-01-01T00:00:00Z")))).run();
     assertThat(gold(f)).containsExactly("cart 12:00 1 5 false", "home 12:00 2 7 false",
         "home 12:30 1 1 false");
-    new RebuildJob(spark, config, tables, config.metrics(),
-        new DayRange(LocalDate.parse("2024-05-14"), LocalDate.parse("2024-05-14")))
+    new RebuildJob(JobContext.start(spark, tables),
+        new RangeSpec(config, config.metrics(),
+        new DayRange(LocalDate.parse("2024-05-14"), LocalDate.parse("2024-05-14"))))
         .run();
     assertThat(table(f.root + "/gold/daily_page_5m",
         "concat_ws(' ', event_date, page, events, value_sum)"))

@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
+import io.latelake.correction.ApplyCorrectionsJob;
 import io.latelake.correction.CorrectJob;
 import io.latelake.correction.CorrectionConfig;
+import io.latelake.correction.RangeSpec;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -120,7 +123,14 @@ class CorrectionSeedExampleTest extends SparkTestBase {
   }
 
   CorrectJob job(Optional<Instant> since) {
-    return new CorrectJob(spark, config, tables, config.metrics(), since);
+    return new CorrectJob(JobContext.start(spark, tables),
+        new CorrectJob.Options(config, config.metrics(), since));
+  }
+
+  long apply(List<String> runIds) {
+    return new ApplyCorrectionsJob(JobContext.start(spark, tables),
+        new ApplyCorrectionsJob.Options(config, config.metric("page_5m_rc"), runIds)).run()
+        .rowsRestated();
   }
 
   long version(String path) {
@@ -217,24 +227,22 @@ class CorrectionSeedExampleTest extends SparkTestBase {
   @Test
   @Order(3)
   void applyCorrectionsPublishesTheStagedReconcileCorrectionOnce() {
-    assertThat(ApplyCorrectionsMain.apply(spark, config, tables, config.metric("page_5m_rc"),
-        List.of(firstRunId))).isEqualTo(1);
+    assertThat(apply(List.of(firstRunId))).isEqualTo(1);
     assertThat(gold("page_5m_rc")).isEqualTo(CORRECTED);
     assertThat(log("page_5m_rc")).hasSize(1).allMatch(l -> l.endsWith("LATE_ARRIVAL reconcile"));
 
-    assertThat(ApplyCorrectionsMain.apply(spark, config, tables, config.metric("page_5m_rc"),
-        List.of())).isZero();
+    assertThat(apply(List.of())).isZero();
     assertThat(log("page_5m_rc")).hasSize(1);
   }
 
   @Test
   @Order(4)
   void rebuildAndCascadeTwiceLeaveTheTablesAsOneRunDid() {
-    RebuildJob.Result r1 = new RebuildJob(spark, config, tables,
-        List.of(config.metric("page_5m")), DAY).run();
+    RebuildJob.Result r1 = new RebuildJob(JobContext.start(spark, tables),
+        new RangeSpec(config, List.of(config.metric("page_5m")), DAY)).run();
     assertThat(r1.metrics().get(0).changedDays()).containsExactly(DAY.from());
-    CascadeJob.Result c1 = new CascadeJob(spark, config, tables,
-        List.of(config.metric("page_5m")), DAY).run();
+    CascadeJob.Result c1 = new CascadeJob(JobContext.start(spark, tables),
+        new RangeSpec(config, List.of(config.metric("page_5m")), DAY)).run();
     assertThat(c1.metrics().get(0).changedWeeks()).containsExactly(LocalDate.parse("2024-05-13"));
     String daily = tables.gold("daily_page_5m");
     String weekly = tables.gold("weekly_page_5m");
@@ -247,10 +255,10 @@ class CorrectionSeedExampleTest extends SparkTestBase {
     long dv = version(daily);
     long wv = version(weekly);
 
-    RebuildJob.Result r2 = new RebuildJob(spark, config, tables,
-        List.of(config.metric("page_5m")), DAY).run();
-    CascadeJob.Result c2 = new CascadeJob(spark, config, tables,
-        List.of(config.metric("page_5m")), DAY).run();
+    RebuildJob.Result r2 = new RebuildJob(JobContext.start(spark, tables),
+        new RangeSpec(config, List.of(config.metric("page_5m")), DAY)).run();
+    CascadeJob.Result c2 = new CascadeJob(JobContext.start(spark, tables),
+        new RangeSpec(config, List.of(config.metric("page_5m")), DAY)).run();
 
     assertThat(r2.metrics().get(0).changedDays()).isEmpty();
     assertThat(c2.metrics().get(0).changedWeeks()).isEmpty();
@@ -263,13 +271,14 @@ class CorrectionSeedExampleTest extends SparkTestBase {
   @Test
   @Order(5)
   void auditFindsNoDifferenceForRestatedMetricsAndTheDriftOfTheIgnoredOne() {
-    AuditJob.Result ok = new AuditJob(spark, config, tables,
-        List.of(config.metric("page_5m"), config.metric("page_5m_rc")), DAY).run();
+    AuditJob.Result ok = new AuditJob(JobContext.start(spark, tables),
+        new RangeSpec(config, List.of(config.metric("page_5m"), config.metric("page_5m_rc")),
+        DAY)).run();
     assertThat(ok.differences()).isZero();
     assertThat(io.latelake.correction.AuditMain.exitCode(ok)).isEqualTo(ExitCode.OK);
 
-    AuditJob.Result drift = new AuditJob(spark, config, tables,
-        List.of(config.metric("page_5m_ig")), DAY).run();
+    AuditJob.Result drift = new AuditJob(JobContext.start(spark, tables),
+        new RangeSpec(config, List.of(config.metric("page_5m_ig")), DAY)).run();
 
     assertThat(drift.beyondTolerance()).isEqualTo(1);
     assertThat(io.latelake.correction.AuditMain.exitCode(drift))
@@ -283,11 +292,12 @@ class CorrectionSeedExampleTest extends SparkTestBase {
   @Test
   @Order(6)
   void asofShowsTheRestatementAndStatusTellsReadersWhereRowsStand() {
-    AsOfJob.Result r = new AsOfJob(spark, tables, config.metric("page_5m"), Optional.empty(),
-        Optional.of(goldVersionBeforeCorrect), 10).run();
+    AsOfJob.Result r = new AsOfJob(JobContext.start(spark, tables),
+        new AsOfJob.Options(config, config.metric("page_5m"), Optional.empty(),
+        Optional.of(goldVersionBeforeCorrect), 10)).run();
     assertThat(r.changed()).isEqualTo(1);
     assertThat(r.rows()).hasSize(1);
-    AsOfJob.Row2 row = r.rows().get(0);
+    AsOfJob.KeyDiff row = r.rows().get(0);
     assertThat(List.of(row.windowStart(), row.keys(), row.before(), row.after(), row.delta(),
         row.statusBefore(), row.statusAfter())).containsExactly(
         Instant.parse("2024-05-14T10:00:00Z"), "{\"page\":\"/home\"}",

@@ -8,6 +8,7 @@ import io.latelake.bronze.replay.CapturedEvents;
 import io.latelake.bronze.replay.LandingWriter;
 import io.latelake.bronze.replay.ReplayPlan;
 import io.latelake.core.config.ConfigLoader;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
@@ -17,6 +18,7 @@ import io.latelake.correction.CascadeJob;
 import io.latelake.correction.CorrectJob;
 import io.latelake.correction.CorrectionConfig;
 import io.latelake.correction.DateArgs;
+import io.latelake.correction.RangeSpec;
 import io.latelake.correction.RebuildJob;
 import io.latelake.correction.Recompute;
 import java.nio.file.Path;
@@ -122,11 +124,12 @@ class CurlCommitsCorrectionTest extends SparkTestBase {
     LocalDate last = LocalDate.parse(((TreeMap<String, long[]>) expected).lastKey().split("\\|")[0]);
     DayRange all = new DayRange(first, last);
 
-    AuditJob.Result before = new AuditJob(spark, cc, tables, List.of(metric), all).run();
+    AuditJob.Result before = new AuditJob(JobContext.start(spark, tables),
+        new RangeSpec(cc, List.of(metric), all)).run();
 
     started = System.nanoTime();
-    CorrectJob.Result corrected = new CorrectJob(spark, cc, tables, List.of(metric),
-        Optional.of(Instant.EPOCH)).run();
+    CorrectJob.Result corrected = new CorrectJob(JobContext.start(spark, tables),
+        new CorrectJob.Options(cc, List.of(metric), Optional.of(Instant.EPOCH))).run();
     double correctS = (System.nanoTime() - started) / 1e9;
 
     started = System.nanoTime();
@@ -136,11 +139,14 @@ class CurlCommitsCorrectionTest extends SparkTestBase {
 
     DayRange year = new DayRange(LocalDate.parse("2024-12-01"),
         LocalDate.parse("2025-12-31"));
-    RebuildJob.Result rebuilt = new RebuildJob(spark, cc, tables, List.of(metric), year).run();
-    CascadeJob.Result cascaded = new CascadeJob(spark, cc, tables, List.of(metric), year).run();
-    AuditJob.Result after = new AuditJob(spark, cc, tables, List.of(metric), all).run();
-    CorrectJob.Result again = new CorrectJob(spark, cc, tables, List.of(metric),
-        Optional.empty()).run();
+    RebuildJob.Result rebuilt = new RebuildJob(JobContext.start(spark, tables),
+        new RangeSpec(cc, List.of(metric), year)).run();
+    CascadeJob.Result cascaded = new CascadeJob(JobContext.start(spark, tables),
+        new RangeSpec(cc, List.of(metric), year)).run();
+    AuditJob.Result after = new AuditJob(JobContext.start(spark, tables),
+        new RangeSpec(cc, List.of(metric), all)).run();
+    CorrectJob.Result again = new CorrectJob(JobContext.start(spark, tables),
+        new CorrectJob.Options(cc, List.of(metric), Optional.empty())).run();
 
     CorrectJob.MetricResult m = corrected.metrics().get(0);
     LOG.info("CURL FIGURES: {} events arrived in 2025 in {} slices (stream {} s); dropped by the "

@@ -3,6 +3,7 @@ package io.latelake.app;
 import static org.apache.spark.sql.functions.col;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.latelake.core.job.JobContext;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.HostileRecords;
 import io.latelake.core.testing.HostileRecords.Fate;
@@ -12,7 +13,7 @@ import io.latelake.core.time.DayRange;
 import io.latelake.correction.AuditJob;
 import io.latelake.correction.CorrectJob;
 import io.latelake.correction.CorrectionConfig;
-import io.latelake.correction.DateArgs;
+import io.latelake.correction.RangeSpec;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -146,16 +147,17 @@ class HostileInputTest extends SparkTestBase {
 
     CorrectionConfig config = CorrectionConfig.fromConfig(f.config);
     TableRegistry tables = TableRegistry.fromConfig(f.config);
-    new CorrectJob(spark, config, tables, config.metrics(),
-        Optional.of(Instant.parse("2000-01-01T00:00:00Z"))).run();
+    new CorrectJob(JobContext.start(spark, tables),
+        new CorrectJob.Options(config, config.metrics(),
+        Optional.of(Instant.parse("2000-01-01T00:00:00Z")))).run();
     assertThat(gold(f)).containsExactly(
         "'' 12:00 1 2 false",
         "'home' 12:00 1 1 false",
         "'home' 12:30 1 1 false",
         "NULL 12:00 3 16 true");
     LocalDate day = LocalDate.parse("2024-05-14");
-    AuditJob.Result audit = new AuditJob(spark, config, tables, config.metrics(),
-        new DayRange(day, day)).run();
+    AuditJob.Result audit = new AuditJob(JobContext.start(spark, tables),
+        new RangeSpec(config, config.metrics(), new DayRange(day, day))).run();
     assertThat(audit.differences()).isZero();
   }
 

@@ -9,6 +9,7 @@ import io.latelake.analyst.ResultTable;
 import io.latelake.core.catalog.CatalogConfig;
 import io.latelake.core.catalog.CatalogRegister;
 import io.latelake.core.metric.GoldStatus;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.correction.CorrectJob;
 import io.latelake.correction.CorrectionConfig;
@@ -126,8 +127,9 @@ class NotebooksSeedExampleTest {
   @Order(2)
   void afterCorrectAndProfileTheViewsMatchGoldStatusAndASecondRegisterChangesNothing() {
     CorrectionConfig config = CorrectionConfig.fromConfig(f.config);
-    runId = new CorrectJob(spark, config, tables, config.metrics(),
-        Optional.of(Instant.parse("2000-01-01T00:00:00Z"))).run().runId();
+    runId = new CorrectJob(JobContext.start(spark, tables),
+        new CorrectJob.Options(config, config.metrics(),
+        Optional.of(Instant.parse("2000-01-01T00:00:00Z")))).run().runId();
     LocalDate day = LocalDate.parse("2024-05-14");
     new ProfileJob(spark, ProfilerConfig.fromConfig(f.config), tables, new DayRange(day, day),
         Clock.systemUTC()).run();

@@ -10,6 +10,7 @@ import io.latelake.bronze.replay.CapturedEvents;
 import io.latelake.bronze.replay.LandingWriter;
 import io.latelake.bronze.replay.ReplayPlan;
 import io.latelake.core.config.ConfigLoader;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
 import io.latelake.correction.CorrectJob;
@@ -168,8 +169,8 @@ class SparkClusterIT extends SparkTestBase {
       }
     }
     CorrectionConfig cc = CorrectionConfig.fromConfig(local);
-    CorrectJob.Result corrected = new CorrectJob(spark, cc, TableRegistry.fromConfig(local),
-        cc.metrics(), Optional.of(Instant.EPOCH)).run();
+    CorrectJob.Result corrected = new CorrectJob(JobContext.start(spark, TableRegistry.fromConfig(local)),
+        new CorrectJob.Options(cc, cc.metrics(), Optional.of(Instant.EPOCH))).run();
     LOG.info("lock step: {} slices, {} rows dropped by the watermark, {} gold rows restated",
         slices.size(), dropped, corrected.rowsChanged());
     long clusterDropped = droppedByWatermark(clusterLake);

@@ -2,7 +2,6 @@ package io.latelake.correction;
 
 import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.from_json;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.min;
@@ -12,9 +11,10 @@ import static org.apache.spark.sql.functions.when;
 
 import io.delta.tables.DeltaTable;
 import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.GoldStatus;
 import io.latelake.core.metric.MetricSpec;
-import io.latelake.core.table.TableRegistry;
+import org.apache.spark.sql.types.DataTypes;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,7 +26,6 @@ import java.util.Optional;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 
 /**
  * Reads {@code gold.<metric>} as it was at a timestamp or version (Delta time travel) and diffs it
@@ -36,7 +35,7 @@ import org.apache.spark.sql.SparkSession;
  * new side with the last watermark now) of both sides, so a restatement or a window that
  * settled since shows even where the measures are equal.
  */
-public final class AsOfJob {
+public final class AsOfJob extends CorrectionAction<AsOfJob.Options, AsOfJob.Result> {
   private static final DateTimeFormatter TS =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS").withZone(ZoneOffset.UTC);
 
@@ -52,7 +51,7 @@ public final class AsOfJob {
    *     {@code restated}, at the as-of time; null: no row)
    * @param statusAfter {@link GoldStatus} now (null: no row)
    */
-  public record Row2(Instant windowStart, String keys, String before, String after,
+  public record KeyDiff(Instant windowStart, String keys, String before, String after,
       String delta, Instant correctedAtBefore, Instant correctedAtAfter, String statusBefore,
       String statusAfter) {}
 
@@ -61,46 +60,43 @@ public final class AsOfJob {
    *     removed rows)
    * @param rows up to {@code limit} of them, ordered by window and keys
    */
-  public record Result(String metric, String asOf, long changed, List<Row2> rows) {}
+  public record Result(String metric, String asOf, long changed, List<KeyDiff> rows) {}
 
-  private final SparkSession spark;
-  private final TableRegistry tables;
+  /**
+   * @param metric the gold metric
+   * @param timestamp read gold as of this instant; exactly one of it and {@code version}
+   * @param version read gold as of this table version
+   * @param limit keys to return (the count covers all)
+   */
+  public record Options(CorrectionConfig config, MetricSpec metric, Optional<Instant> timestamp,
+      Optional<Long> version, int limit) {
+    /** @throws LakeConfigException (exit 2) unless exactly one of timestamp and version */
+    public Options {
+      if (timestamp.isPresent() == version.isPresent()) {
+        throw new LakeConfigException("Invalid options: give --timestamp or --table-version");
+      }
+    }
+  }
+
   private final MetricSpec metric;
   private final Optional<Instant> timestamp;
   private final Optional<Long> version;
-  private final int limit;
-  private Duration horizon = Duration.ofHours(1);
 
-  /** Exactly one of {@code timestamp} and {@code version} must be present. */
-  public AsOfJob(SparkSession spark, TableRegistry tables, MetricSpec metric,
-      Optional<Instant> timestamp, Optional<Long> version, int limit) {
-    if (timestamp.isPresent() == version.isPresent()) {
-      throw new LakeConfigException("Invalid options: give --timestamp or --table-version");
-    }
-    this.spark = spark;
-    this.tables = tables;
-    this.metric = metric;
-    this.timestamp = timestamp;
-    this.version = version;
-    this.limit = limit;
-  }
-
-  /**
-   * @param correctionHorizon {@code lake.correction.horizon}, for the status of each side
-   *     (default 1 hour, the configuration default)
-   * @return this job
-   */
-  public AsOfJob horizon(Duration correctionHorizon) {
-    this.horizon = correctionHorizon;
-    return this;
+  /** The status of each side uses {@code lake.correction.horizon}. */
+  public AsOfJob(JobContext context, Options options) {
+    super("asof", context, options, options.config());
+    this.metric = options.metric();
+    this.timestamp = options.timestamp();
+    this.version = options.version();
   }
 
   /**
    * @throws LakeConfigException (exit 2) when the gold table is missing, or the version or
    *     timestamp lies outside its history
    */
+  @Override
   public Result run() {
-    String path = tables.gold(metric.name());
+    String path = registry.gold(metric.name());
     LakeReads.requireTable(spark, "asof", "gold." + metric.name(), path,
         "run `latelake gold` first");
     requireWithinHistory(path);
@@ -112,31 +108,22 @@ public final class AsOfJob {
       asOf = "version " + version.get();
       Row commit = io.delta.tables.DeltaTable.forPath(spark, path).history()
           .filter(col("version").equalTo(version.get())).select("timestamp").first();
-      then = commit == null ? Instant.now() : commit.getTimestamp(0).toInstant();
+      then = commit == null ? context.startedAt() : commit.getTimestamp(0).toInstant();
     } else {
       reader = reader.option("timestampAsOf", TS.format(timestamp.get()));
       asOf = timestamp.get().toString();
       then = timestamp.get();
     }
     Dataset<Row> before = GoldStatus.withStatus(reader.load(path),
-        GoldStatus.lastWatermark(spark, tables, metric, Optional.of(then)), horizon);
+        GoldStatus.lastWatermark(spark, registry, metric, Optional.of(then)), config.horizon());
     Dataset<Row> now = GoldStatus.withStatus(spark.read().format("delta").load(path),
-        GoldStatus.lastWatermark(spark, tables, metric, Optional.empty()), horizon);
-    String ddl = String.join(", ", metric.measureNames().stream()
-        .map(m -> "`" + m + "` DOUBLE").toList());
-    Dataset<Row> diff = diff(now, before, metric)
-        .withColumn("_b", from_json(col("old_values"), ddl, java.util.Map.of()))
-        .withColumn("_a", from_json(col("new_values"), ddl, java.util.Map.of()))
-        .withColumn("delta", to_json(struct(metric.measureNames().stream()
-            .map(m -> coalesce(col("_a.`" + m + "`"), lit(0.0))
-                .minus(coalesce(col("_b.`" + m + "`"), lit(0.0))).as(m))
-            .toArray(org.apache.spark.sql.Column[]::new))))
-        .persist();
+        GoldStatus.lastWatermark(spark, registry, metric, Optional.empty()), config.horizon());
+    Dataset<Row> diff = diff(now, before, metric).persist();
     try {
-      long changed = diff.count();
-      List<Row2> rows = new ArrayList<>();
-      for (Row r : diff.orderBy("window_start", "keys").limit(limit).collectAsList()) {
-        rows.add(new Row2(r.<Timestamp>getAs("window_start").toInstant(),
+      long changed = step("diff gold." + metric.name(), diff::count);
+      List<KeyDiff> rows = new ArrayList<>();
+      for (Row r : diff.orderBy("window_start", "keys").limit(options.limit()).collectAsList()) {
+        rows.add(new KeyDiff(r.<Timestamp>getAs("window_start").toInstant(),
             r.getAs("keys"), r.getAs("old_values"), r.getAs("new_values"), r.getAs("delta"),
             instant(r.getAs("corrected_at_before")), instant(r.getAs("corrected_at_after")),
             r.getAs("status_before"), r.getAs("status_after")));
@@ -181,7 +168,8 @@ public final class AsOfJob {
    * @param now gold now with a {@code status} column
    * @param before gold then with a {@code status} column
    * @return window_start, keys, old_values / new_values (measures JSON, null for a missing
-   *     side), corrected_at_before / _after, status_before / _after
+   *     side), delta (after − before per measure as doubles, a missing side counting as 0,
+   *     JSON), corrected_at_before / _after, status_before / _after
    */
   static Dataset<Row> diff(Dataset<Row> now, Dataset<Row> before, MetricSpec metric) {
     Dataset<Row> a = now.as("a");
@@ -197,12 +185,16 @@ public final class AsOfJob {
     }
     Column inA = col("a.window_start").isNotNull();
     Column inB = col("b.window_start").isNotNull();
+    Column delta = to_json(struct(metric.measureNames().stream()
+        .map(m -> coalesce(col("a.`" + m + "`").cast(DataTypes.DoubleType), lit(0.0))
+            .minus(coalesce(col("b.`" + m + "`").cast(DataTypes.DoubleType), lit(0.0))).as(m))
+        .toArray(Column[]::new)));
     return a.join(b, on, "full_outer").filter(same.unary_$bang()).select(
         coalesce(col("a.window_start"), col("b.window_start")).as("window_start"),
         when(inA, Corrections.keysJson(metric, "a")).otherwise(Corrections.keysJson(metric, "b"))
             .as("keys"),
         when(inB, Corrections.measuresJson(metric, "b")).as("old_values"),
-        when(inA, Corrections.measuresJson(metric, "a")).as("new_values"),
+        when(inA, Corrections.measuresJson(metric, "a")).as("new_values"), delta.as("delta"),
         col("b.corrected_at").as("corrected_at_before"),
         col("a.corrected_at").as("corrected_at_after"),
         col("b.status").as("status_before"), col("a.status").as("status_after"));

@@ -1,8 +1,6 @@
 package io.latelake.correction;
 
-import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
-import io.latelake.core.cli.JobCommand;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.config.LakeConfigException;
@@ -10,7 +8,6 @@ import io.latelake.core.metric.MetricSpec;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.Optional;
-import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -25,7 +22,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "asof", mixinStandardHelpOptions = true,
     description = "Diff a gold table as of a timestamp or version against now.")
-public final class AsOfMain extends JobCommand<AsOfMain.Prepared> {
+public final class AsOfMain extends CorrectionCommand<AsOfJob.Options> {
   @Option(names = "--metric", required = true, paramLabel = "NAME", description = "The metric.")
   String metricName;
 
@@ -44,25 +41,16 @@ public final class AsOfMain extends JobCommand<AsOfMain.Prepared> {
   @Spec
   CommandSpec spec;
 
-  record Prepared(MetricSpec metric, Optional<Instant> timestamp, Optional<Long> version,
-      java.time.Duration horizon) {}
-
-  public static void main(String[] args) {
-    System.exit(Launcher.execute(new AsOfMain(), args));
+  public AsOfMain() {
+    super("asof");
   }
 
   @Override
-  protected String appName() {
-    return "latelake-asof";
-  }
-
-  @Override
-  protected Prepared prepare(Config config) {
-    CorrectionConfig c = CorrectionConfig.fromConfig(config);
-    MetricSpec m = c.metric(metricName);
+  protected AsOfJob.Options options(CorrectionConfig c) {
     if ((timestamp == null) == (version == null)) {
       throw new LakeConfigException("Invalid options: give --timestamp or --table-version (one)");
     }
+    MetricSpec m = c.metric(metricName);
     if (limit < 1 || limit > 100_000) {
       throw LakeConfigException.invalid("--limit", limit, "must be between 1 and 100000");
     }
@@ -76,18 +64,15 @@ public final class AsOfMain extends JobCommand<AsOfMain.Prepared> {
     }
     Optional<Instant> t = timestamp == null ? Optional.empty()
         : Optional.of(DateArgs.instant("--timestamp", timestamp));
-    return new Prepared(m, t, v, c.horizon());
+    return new AsOfJob.Options(c, m, t, v, limit);
   }
 
   @Override
-  protected ExitCode run(JobContext context, Prepared p) {
-    SparkSession spark = context.spark();
-    AsOfJob.Result r = new AsOfJob(spark, context.tables(), p.metric(),
-        p.timestamp(), p.version(), limit)
-        .horizon(p.horizon()).run();
+  protected ExitCode run(JobContext context, AsOfJob.Options options) {
+    AsOfJob.Result r = new AsOfJob(context, options).run();
     PrintWriter out = spec.commandLine().getOut();
     out.printf("gold.%s as of %s vs now: %d keys differ%n", r.metric(), r.asOf(), r.changed());
-    for (AsOfJob.Row2 row : r.rows()) {
+    for (AsOfJob.KeyDiff row : r.rows()) {
       out.printf("  %s %s: %s -> %s (delta %s); status %s -> %s; corrected_at %s -> %s%n",
           row.windowStart(), row.keys(), row.before() == null ? "(no row)" : row.before(),
           row.after() == null ? "(removed)" : row.after(), row.delta(), row.statusBefore(),
@@ -95,5 +80,9 @@ public final class AsOfMain extends JobCommand<AsOfMain.Prepared> {
     }
     out.flush();
     return ExitCode.OK;
+  }
+
+  public static void main(String[] args) {
+    System.exit(Launcher.execute(new AsOfMain(), args));
   }
 }

@@ -3,20 +3,18 @@ package io.latelake.correction;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
+import io.latelake.core.ExitCode;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.time.DayRange;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * measure difference exceeds {@code lake.correction.audit-tolerance} count as beyond tolerance
  * (the command then exits 3). Reads only; gold is never changed.
  */
-public final class AuditJob {
+public final class AuditJob extends CorrectionAction<RangeSpec, AuditJob.Result> {
   private static final Logger LOG = LoggerFactory.getLogger(AuditJob.class);
 
   /**
@@ -39,7 +37,7 @@ public final class AuditJob {
   public record MetricResult(String metric, Instant watermark, long differences,
       long beyondTolerance) {}
 
-  public record Result(String runId, List<MetricResult> metrics) {
+  public record Result(String runId, List<MetricResult> metrics) implements ActionResult {
     /** @return windows beyond tolerance over all metrics */
     public long beyondTolerance() {
       return metrics.stream().mapToLong(MetricResult::beyondTolerance).sum();
@@ -48,45 +46,35 @@ public final class AuditJob {
     public long differences() {
       return metrics.stream().mapToLong(MetricResult::differences).sum();
     }
+
+    @Override
+    public String summary() {
+      return metrics.toString();
+    }
+
+    /** @return {@link ExitCode#AUDIT_DIFFERENCES} (3) when a difference is beyond tolerance */
+    @Override
+    public ExitCode exitCode() {
+      return beyondTolerance() > 0 ? ExitCode.AUDIT_DIFFERENCES : ExitCode.OK;
+    }
   }
 
-  private final SparkSession spark;
-  private final CorrectionConfig config;
-  private final TableRegistry registry;
-  private final CorrectionTables tables;
-  private final List<MetricSpec> metrics;
-  private final DayRange range;
-
-  public AuditJob(SparkSession spark, CorrectionConfig config, TableRegistry tables,
-      List<MetricSpec> metrics, DayRange range) {
-    this.spark = spark;
-    this.config = config;
-    this.registry = tables;
-    this.tables = new CorrectionTables(tables);
-    this.metrics = List.copyOf(metrics);
-    this.range = range;
+  public AuditJob(JobContext context, RangeSpec spec) {
+    super("audit", context, spec, spec.config());
   }
 
   /** @throws io.latelake.core.config.LakeConfigException (exit 2) when a table is missing */
+  @Override
   public Result run() {
-    LakeReads.requireTable(spark, "audit", "bronze_events", registry.bronzeEvents(),
-        "run `latelake bronze` first");
-    for (MetricSpec m : metrics) {
-      LakeReads.requireTable(spark, "audit", "gold." + m.name(), registry.gold(m.name()),
-          "run `latelake gold` first");
-    }
-    Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
-    String runId = "audit-" + now.truncatedTo(ChronoUnit.SECONDS).toString().replace(":", "")
-        + "-" + UUID.randomUUID().toString().substring(0, 8);
-    List<MetricResult> out = new ArrayList<>();
-    for (MetricSpec m : metrics) {
-      out.add(audit(m, runId, Timestamp.from(now)));
-    }
-    return new Result(runId, out);
+    requireBronze("audit");
+    requireGold("audit", options.metrics());
+    return new Result(runId(), options.metrics().stream()
+        .map(m -> step("audit " + m.name(), () -> audit(m, runId(), startedAt()))).toList());
   }
 
   private MetricResult audit(MetricSpec metric, String runId, Timestamp at) {
     Optional<Instant> wm = LakeReads.lastWatermark(spark, registry, metric);
+    DayRange range = options.range();
     if (wm.isEmpty()) {
       LOG.info("audit {}: the gold stream reported no watermark yet: no closed window",
           metric.name());

@@ -10,12 +10,12 @@ import io.latelake.core.table.DeltaRetry;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.time.DayRange;
+import io.latelake.core.job.JobContext;
 import java.sql.Date;
 import java.sql.Timestamp;
 import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.time.temporal.ChronoUnit;
 import java.time.temporal.TemporalAdjusters;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -25,7 +25,6 @@ import java.util.TreeSet;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * changed (update, insert, or delete when a week's group has no day left: a week whose correct
  * content is empty keeps no row). Unchanged rows are not touched, so a second run changes nothing.
  */
-public final class CascadeJob {
+public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Result> {
   private static final Logger LOG = LoggerFactory.getLogger(CascadeJob.class);
 
   /**
@@ -47,8 +46,9 @@ public final class CascadeJob {
    *     built: those weeks hold only the days that were built (a warning is logged)
    */
   public record MetricResult(String metric, List<LocalDate> changedWeeks, long rowsChanged,
-      List<LocalDate> partialDays) {
+      List<LocalDate> partialDays) implements ActionResult {
     /** @return one line for the log: counts, first and last, never the whole list */
+    @Override
     public String summary() {
       return "weekly_" + metric + ": " + rowsChanged + " rows changed in "
           + CorrectionTables.summary(changedWeeks) + " weeks"
@@ -58,21 +58,11 @@ public final class CascadeJob {
   }
 
   /** @param runId this run's id (in {@code monitoring.rollup_runs}) */
-  public record Result(String runId, DayRange range, List<MetricResult> metrics) {}
+  public record Result(String runId, DayRange range, List<MetricResult> metrics)
+      implements ActionResult.PerMetric<MetricResult> {}
 
-  private final SparkSession spark;
-  private final CorrectionConfig config;
-  private final CorrectionTables tables;
-  private final List<MetricSpec> metrics;
-  private final DayRange range;
-
-  public CascadeJob(SparkSession spark, CorrectionConfig config, TableRegistry tables,
-      List<MetricSpec> metrics, DayRange range) {
-    this.spark = spark;
-    this.config = config;
-    this.tables = new CorrectionTables(tables);
-    this.metrics = List.copyOf(metrics);
-    this.range = range;
+  public CascadeJob(JobContext context, RangeSpec spec) {
+    super("cascade", context, spec, spec.config());
   }
 
   /**
@@ -80,7 +70,10 @@ public final class CascadeJob {
    *     was built in another time zone, or a day of the range was never built by rebuild —
    *     checked before anything is written
    */
+  @Override
   public Result run() {
+    DayRange range = options.range();
+    List<MetricSpec> metrics = options.metrics();
     for (MetricSpec m : metrics) {
       LakeReads.requireTable(spark, "cascade", "gold.daily_" + m.name(), tables.daily(m),
           "run `latelake rebuild` first");
@@ -104,9 +97,7 @@ public final class CascadeJob {
       }
       partial.put(m.name(), missing);
     }
-    Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
-    String runId = "cascade-" + now.truncatedTo(ChronoUnit.SECONDS).toString().replace(":", "")
-        + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+    Instant now = context.startedAt();
     List<MetricResult> out = new ArrayList<>();
     for (MetricSpec m : metrics) {
       List<LocalDate> missing = partial.get(m.name());
@@ -116,12 +107,13 @@ public final class CascadeJob {
                 + "(rebuild them to complete the weeks)", m.name(),
             CorrectionTables.summary(missing), range.from(), range.to());
       }
-      MetricResult r = cascade(m, weekFrom, weekTo, missing, now);
-      tables.recordRollupRun(spark, runId, "cascade", m, config.rollupZone(), range,
+      MetricResult r = step("cascade weekly_" + m.name(),
+          () -> cascade(m, weekFrom, weekTo, missing, now));
+      tables.recordRollupRun(spark, runId(), "cascade", m, config.rollupZone(), range,
           r.changedWeeks(), r.rowsChanged(), now, config);
       out.add(r);
     }
-    return new Result(runId, range, out);
+    return new Result(runId(), range, out);
   }
 
   /**

@@ -1,8 +1,6 @@
 package io.latelake.correction;
 
-import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
-import io.latelake.core.cli.JobCommand;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.metric.MetricSpec;
@@ -10,7 +8,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -24,7 +21,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "correct", mixinStandardHelpOptions = true,
     description = "Restate closed gold windows touched by bronze rows ingested since the last run.")
-public final class CorrectMain extends JobCommand<CorrectMain.Prepared> {
+public final class CorrectMain extends CorrectionCommand<CorrectJob.Options> {
   private static final Logger LOG = LoggerFactory.getLogger(CorrectMain.class);
 
   @Option(names = "--since", paramLabel = "DATE|INSTANT",
@@ -36,36 +33,29 @@ public final class CorrectMain extends JobCommand<CorrectMain.Prepared> {
       description = "Correct only this metric (repeatable). Default: all.")
   List<String> metricNames = new ArrayList<>();
 
-  /** Validated arguments. */
-  record Prepared(CorrectionConfig config, List<MetricSpec> metrics, Optional<Instant> since) {}
-
-  public static void main(String[] args) {
-    System.exit(Launcher.execute(new CorrectMain(), args));
+  public CorrectMain() {
+    super("correct");
   }
 
   @Override
-  protected String appName() {
-    return "latelake-correct";
-  }
-
-  @Override
-  protected Prepared prepare(Config config) {
-    CorrectionConfig c = CorrectionConfig.fromConfig(config);
+  protected CorrectJob.Options options(CorrectionConfig c) {
     Optional<Instant> s = since == null ? Optional.empty()
         : Optional.of(DateArgs.instant("--since", since));
-    return new Prepared(c, c.select(metricNames), s);
+    return new CorrectJob.Options(c, c.select(metricNames), s);
   }
 
   @Override
-  protected ExitCode run(JobContext context, Prepared p) {
-    SparkSession spark = context.spark();
-    CorrectJob.Result r = new CorrectJob(spark, p.config(), context.tables(),
-        p.metrics(), p.since()).run();
+  protected ExitCode run(JobContext context, CorrectJob.Options options) {
+    CorrectJob.Result r = new CorrectJob(context, options).run();
     for (CorrectJob.MetricResult m : r.metrics()) {
       LOG.info("correct {} ({}): {} windows touched, {} closed and recomputed, {} deferred, "
               + "{} rows changed, run {}", m.metric(), m.policy().configName(),
           m.touchedWindows(), m.closedWindows(), m.deferredWindows(), m.rowsChanged(), r.runId());
     }
-    return ExitCode.OK;
+    return r.exitCode();
+  }
+
+  public static void main(String[] args) {
+    System.exit(Launcher.execute(new CorrectMain(), args));
   }
 }

@@ -14,9 +14,11 @@ import org.apache.spark.sql.types.StructType;
  * Paths and schemas of the tables the correction jobs own. All timestamps UTC.
  *
  * <pre>
- * monitoring.correction_state      metric string, bronze_version long (last bronze version whose
- *                                  rows were looked at), pending_window_starts array&lt;timestamp&gt;
- *                                  (touched windows still open: corrected by a later run),
+ * monitoring.correction_state      metric string, bronze_version long (every bronze row up to
+ *                                  this version has had its windows taken: where the change read
+ *                                  restarts when its checkpoint is missing),
+ *                                  pending_window_starts array&lt;timestamp&gt; (touched windows
+ *                                  not corrected yet: still open, or staged by a change read),
  *                                  run_id string, updated_at timestamp
  * monitoring.corrections_log       run_id, metric, window_start, window_end, keys (JSON),
  *                                  old_values (JSON, null for a new row), new_values (JSON, null

@@ -26,7 +26,9 @@ import org.apache.spark.sql.types.DataTypes;
  * row is to be removed), {@code _action} string ({@code UPSERT} | {@code DELETE}), {@code reason}
  * string ({@link Reason}), {@code keys} string (JSON object of the group-by values,
  * {@code {}} without group-by), {@code old_values} string (JSON of the published measures; null
- * for a new row), {@code new_values} string (JSON of the recomputed measures; null when removed).
+ * for a new row), {@code new_values} string (JSON of the recomputed measures; null when removed),
+ * {@value #PUBLISHED} struct (the published measures as values, null for a new row: what
+ * {@link Drift} compares, where the JSON strings are for people).
  */
 public final class Corrections {
   /** Why a row was corrected. */
@@ -40,6 +42,9 @@ public final class Corrections {
     /** Values differ with the same number of events (or the metric has no count measure). */
     VALUE_CHANGED
   }
+
+  /** The struct column of the published measures in {@link #diff}'s output. */
+  public static final String PUBLISHED = "_published";
 
   private Corrections() {}
 
@@ -106,6 +111,8 @@ public final class Corrections {
     out.add(when(inR, keysJson(metric, "r")).otherwise(keysJson(metric, "p")).as("keys"));
     out.add(when(inP, measuresJson(metric, "p")).as("old_values"));
     out.add(when(inR, measuresJson(metric, "r")).as("new_values"));
+    out.add(when(inP, struct(metric.measureNames().stream()
+        .map(m -> col(prefixed("p", m)).as(m)).toArray(Column[]::new))).as(PUBLISHED));
     return r.join(p, on, "full_outer")
         .filter(same.unary_$bang())
         .select(out.toArray(Column[]::new));

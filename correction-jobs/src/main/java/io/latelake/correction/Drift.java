@@ -1,7 +1,6 @@
 package io.latelake.correction;
 
 import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.from_json;
 import static org.apache.spark.sql.functions.lit;
 
 import io.latelake.core.metric.MetricSpec;
@@ -24,22 +23,17 @@ public final class Drift {
   private Drift() {}
 
   /**
-   * @param differences rows with window_start, window_end, keys, old_values (published JSON)
-   *     and new_values (recomputed JSON), e.g. {@link Corrections#diff} output; the difference
-   *     is computed from the JSON values
+   * @param differences {@link Corrections#diff} output: the difference is computed from the
+   *     recomputed measure columns and the {@value Corrections#PUBLISHED} struct (a missing
+   *     side counting as 0); keys, old_values and new_values are written as they are
    * @param job {@code audit} or {@code correct}
    */
   public static void record(SparkSession spark, CorrectionTables tables, MetricSpec metric,
       Dataset<Row> differences, String runId, String job, Timestamp at, CorrectionConfig config) {
     DeltaTables.createIfNotExists(spark, tables.audit(), CorrectionTables.AUDIT, List.of(),
         Map.of());
-    String ddl = String.join(", ", metric.measureNames().stream()
-        .map(m -> "`" + m + "` DOUBLE").toList());
-    Dataset<Row> parsed = differences
-        .withColumn("_p", from_json(col("old_values"), ddl, Map.of()))
-        .withColumn("_r", from_json(col("new_values"), ddl, Map.of()));
-    Column diff = Corrections.maxAbsDifference(metric, "_r", "_p");
-    Dataset<Row> rows = parsed.select(lit(runId).as("run_id"), lit(job).as("job"),
+    Column diff = Corrections.maxAbsDifference(metric, null, Corrections.PUBLISHED);
+    Dataset<Row> rows = differences.select(lit(runId).as("run_id"), lit(job).as("job"),
         lit(metric.name()).as("metric"), col("window_start").as("period_start"),
         col("window_end").as("period_end"), col("keys"), col("old_values").as("published"),
         col("new_values").as("recomputed"), diff.as("difference"),

@@ -4,26 +4,19 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.max;
 
 import io.delta.tables.DeltaTable;
-import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.dedup.ExactDedup;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
-/** Reads of the lake the correction jobs share: table checks, watermarks, bronze increments. */
+/** Reads of the lake the correction jobs share: table checks, watermarks, bronze around a range. */
 public final class LakeReads {
   private LakeReads() {}
 
@@ -111,67 +104,5 @@ public final class LakeReads {
   /** @return the table's latest committed version */
   public static long latestVersion(SparkSession spark, String path) {
     return DeltaTable.forPath(spark, path).history(1).select("version").first().getLong(0);
-  }
-
-  /**
-   * Rows appended to an append-only Delta table (bronze) in versions {@code (after, upTo]}, read
-   * from the {@code add} actions of those versions' commit files in {@code _delta_log} (the Delta
-   * protocol's JSON commits) and then from exactly those data files. No other file of the table
-   * is listed or read. Partition columns are restored from the paths (Hive layout).
-   *
-   * @param columns the columns to read
-   * @throws LatelakeException (exit 1) when a commit file is gone (log cleaned up past the
-   *     retention): run with {@code --since} to rescan by ingest date
-   */
-  public static Dataset<Row> appendedRows(SparkSession spark, String path, long after, long upTo,
-      List<String> columns) {
-    List<String> commits = new ArrayList<>();
-    for (long v = after + 1; v <= upTo; v++) {
-      String commit = path + "/_delta_log/" + String.format("%020d.json", v);
-      if (!DeltaTables.pathExists(spark, commit)) {
-        throw new LatelakeException("Cannot read bronze changes: commit file " + commit
-            + " no longer exists (Delta log retention); run correct with --since <date> to "
-            + "rescan bronze by ingest date", ExitCode.RUNTIME_FAILURE);
-      }
-      commits.add(commit);
-    }
-    List<String> files = new ArrayList<>();
-    if (!commits.isEmpty()) {
-      Dataset<Row> log = spark.read().json(commits.toArray(String[]::new));
-      if (List.of(log.columns()).contains("add")) {
-        // dataChange = false marks files rewritten by OPTIMIZE and the like: no new rows.
-        for (Row r : log.filter(col("add").isNotNull()
-            .and(col("add.dataChange").isNull().or(col("add.dataChange"))))
-            .select(col("add.path")).collectAsList()) {
-          files.add(absolute(path, r.getString(0)));
-        }
-      }
-    }
-    Dataset<Row> schemaOnly = spark.read().format("delta").option("versionAsOf", upTo).load(path)
-        .selectExpr(columns.stream().map(c -> "`" + c + "`").toArray(String[]::new));
-    if (files.isEmpty()) {
-      return schemaOnly.limit(0);
-    }
-    return spark.read().schema(spark.read().format("delta").option("versionAsOf", upTo)
-            .load(path).schema())
-        .option("basePath", path).parquet(files.toArray(String[]::new))
-        .selectExpr(columns.stream().map(c -> "`" + c + "`").toArray(String[]::new));
-  }
-
-  private static String absolute(String table, String file) {
-    try {
-      URI u = new URI(file);
-      if (u.isAbsolute()) {
-        return u.toString();
-      }
-      return table + "/" + u.getPath();
-    } catch (URISyntaxException e) {
-      return table + "/" + file;
-    }
-  }
-
-  /** @return a Spark timestamp for an instant */
-  public static Timestamp ts(Instant i) {
-    return Timestamp.from(i);
   }
 }

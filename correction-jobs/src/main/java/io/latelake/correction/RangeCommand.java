@@ -6,35 +6,47 @@ import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.time.DayRange;
 import java.util.List;
+import io.latelake.core.ExitCode;
+import io.latelake.core.job.JobContext;
+import java.util.function.BiFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Mixin;
 
 /**
- * The shape shared by {@code rebuild}, {@code cascade} and {@code audit}: metrics and an
- * event-date range ({@code --from/--to} or {@code --lookback-days}), validated before Spark starts.
+ * The command shared by {@code rebuild}, {@code cascade} and {@code audit}: metrics and an
+ * event-date range ({@code --from/--to} or {@code --lookback-days}), validated into a
+ * {@link RangeSpec} before Spark starts; then the action runs, its summary is logged and its
+ * result decides the exit code ({@link ActionResult#exitCode}).
  */
-abstract class RangeCommand extends JobCommand<RangeCommand.Prepared> {
+abstract class RangeCommand extends CorrectionCommand<RangeSpec> {
+  private static final Logger LOG = LoggerFactory.getLogger(RangeCommand.class);
+
   @Mixin
   RangeOptions range = new RangeOptions();
 
+  private final BiFunction<JobContext, RangeSpec, ? extends CorrectionAction<RangeSpec,
+      ? extends ActionResult>> action;
+
   /**
-   * @param config the correction config
-   * @param metrics the selected metrics
-   * @param range the parsed event-date range
+   * @param name the command name, e.g. {@code rebuild}
+   * @param action builds the action from the run's context and the validated range
    */
-  record Prepared(CorrectionConfig config, List<MetricSpec> metrics, DayRange range) {}
-
-  /** @return the command name, e.g. {@code rebuild} */
-  protected abstract String name();
-
-  @Override
-  protected final String appName() {
-    return "latelake-" + name();
+  RangeCommand(String name, BiFunction<JobContext, RangeSpec, ? extends CorrectionAction<RangeSpec,
+      ? extends ActionResult>> action) {
+    super(name);
+    this.action = action;
   }
 
   @Override
-  protected final Prepared prepare(Config config) {
-    TableRegistry.fromConfig(config);
-    CorrectionConfig c = CorrectionConfig.fromConfig(config);
-    return new Prepared(c, c.select(range.metrics), range.range(c));
+  protected final RangeSpec options(CorrectionConfig c) {
+    return new RangeSpec(c, c.select(range.metrics), range.range(c));
+  }
+
+  @Override
+  protected final ExitCode run(JobContext context, RangeSpec spec) {
+    ActionResult r = action.apply(context, spec).run();
+    LOG.info("{} {}..{}: {}", name(), spec.range().from(), spec.range().to(), r.summary());
+    return r.exitCode();
   }
 }

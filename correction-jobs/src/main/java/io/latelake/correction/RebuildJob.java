@@ -3,6 +3,7 @@ package io.latelake.correction;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
+import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.DeltaRetry;
 import io.latelake.core.table.DeltaTables;
@@ -17,7 +18,6 @@ import java.util.Map;
 import java.util.TreeSet;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,15 +33,22 @@ import org.slf4j.LoggerFactory;
  * ({@link DayRange#predicate}). When the recomputed days equal the table, nothing is
  * written, so a second run leaves the table (and its version) as the first left it.
  */
-public final class RebuildJob {
+public final class RebuildJob extends CorrectionAction<RangeSpec, RebuildJob.Result> {
   private static final Logger LOG = LoggerFactory.getLogger(RebuildJob.class);
+
+  /** @param spec the metrics and the range of event dates (local days of the rollup zone) */
+  public RebuildJob(JobContext context, RangeSpec spec) {
+    super("rebuild", context, spec, spec.config());
+  }
 
   /**
    * @param changedDays event dates whose rows changed (to cascade)
    * @param rowsWritten daily rows in the range after the rebuild (0 when nothing was written)
    */
-  public record MetricResult(String metric, List<LocalDate> changedDays, long rowsWritten) {
+  public record MetricResult(String metric, List<LocalDate> changedDays, long rowsWritten)
+      implements ActionResult {
     /** @return one line for the log: counts, first and last changed day, never the whole list */
+    @Override
     public String summary() {
       return "daily_" + metric + ": " + CorrectionTables.summary(changedDays)
           + " days changed, " + rowsWritten + " rows written";
@@ -49,46 +56,25 @@ public final class RebuildJob {
   }
 
   /** @param runId this run's id (in {@code monitoring.rollup_runs}) */
-  public record Result(String runId, DayRange range, List<MetricResult> metrics) {}
+  public record Result(String runId, DayRange range, List<MetricResult> metrics)
+      implements ActionResult.PerMetric<MetricResult> {}
 
-  private final SparkSession spark;
-  private final CorrectionConfig config;
-  private final TableRegistry registry;
-  private final CorrectionTables tables;
-  private final List<MetricSpec> metrics;
-  private final DayRange range;
-
-  public RebuildJob(SparkSession spark, CorrectionConfig config, TableRegistry tables,
-      List<MetricSpec> metrics, DayRange range) {
-    this.spark = spark;
-    this.config = config;
-    this.registry = tables;
-    this.tables = new CorrectionTables(tables);
-    this.metrics = List.copyOf(metrics);
-    this.range = range;
-  }
-
-  /**
-   * @throws io.latelake.core.config.LakeConfigException (exit 2) when bronze is missing
-   * @throws io.latelake.core.LatelakeException (exit 1) when a commit keeps conflicting
-   */
+  /** @throws io.latelake.core.config.LakeConfigException (exit 2) when bronze is missing */
+  @Override
   public Result run() {
-    LakeReads.requireTable(spark, "rebuild", "bronze_events", registry.bronzeEvents(),
-        "run `latelake bronze` first");
-    java.time.Instant now = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MICROS);
-    String runId = "rebuild-" + now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString()
-        .replace(":", "") + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+    requireBronze("rebuild");
     List<MetricResult> out = new ArrayList<>();
-    for (MetricSpec m : metrics) {
-      MetricResult r = rebuild(m);
-      tables.recordRollupRun(spark, runId, "rebuild", m, config.rollupZone(), range,
-          r.changedDays(), r.rowsWritten(), now, config);
+    for (MetricSpec m : options.metrics()) {
+      MetricResult r = step("rebuild daily_" + m.name(), () -> rebuild(m));
+      tables.recordRollupRun(spark, runId(), "rebuild", m, config.rollupZone(), options.range(),
+          r.changedDays(), r.rowsWritten(), context.startedAt(), config);
       out.add(r);
     }
-    return new Result(runId, range, out);
+    return new Result(runId(), options.range(), out);
   }
 
   private MetricResult rebuild(MetricSpec metric) {
+    DayRange range = options.range();
     ZoneId zone = config.rollupZone();
     Instant from = Rollups.startOfDay(range.from(), zone);
     Instant to = Rollups.startOfDay(range.to().plusDays(1), zone);

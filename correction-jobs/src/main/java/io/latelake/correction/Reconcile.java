@@ -40,9 +40,10 @@ public final class Reconcile {
   static void stage(SparkSession spark, CorrectionTables tables, MetricSpec metric,
       Dataset<Row> corrections, String runId, Timestamp at, CorrectionConfig config) {
     String path = tables.pending(metric);
-    DeltaTables.createIfNotExists(spark, path, pendingSchema(corrections.schema()), List.of(),
+    Dataset<Row> staged = corrections.drop(Corrections.PUBLISHED);
+    DeltaTables.createIfNotExists(spark, path, pendingSchema(staged.schema()), List.of(),
         Map.of());
-    Dataset<Row> rows = corrections.withColumn("run_id", lit(runId))
+    Dataset<Row> rows = staged.withColumn("run_id", lit(runId))
         .withColumn("staged_at", lit(at))
         .withColumn("applied_at", lit(null).cast(DataTypes.TimestampType))
         .withColumn("applied_by", lit(null).cast(DataTypes.StringType));
@@ -68,6 +69,13 @@ public final class Reconcile {
    */
   static long apply(SparkSession spark, CorrectionTables tables, MetricSpec metric,
       List<String> runIds, String applyRunId, Timestamp at, CorrectionConfig config) {
+    return apply(spark, tables, metric, runIds, applyRunId, at, config, () -> {});
+  }
+
+  /** As above; {@code afterRead} runs right after the pending rows were read (tests only). */
+  static long apply(SparkSession spark, CorrectionTables tables, MetricSpec metric,
+      List<String> runIds, String applyRunId, Timestamp at, CorrectionConfig config,
+      Runnable afterRead) {
     String path = tables.pending(metric);
     if (!DeltaTables.exists(spark, path)) {
       return 0;
@@ -76,7 +84,11 @@ public final class Reconcile {
     if (!runIds.isEmpty()) {
       selected = selected.and(col("run_id").isin(runIds.toArray()));
     }
-    Dataset<Row> pending = spark.read().format("delta").load(path).filter(selected);
+    // One snapshot decides what is applied and what is marked: a row staged after it was read
+    // stays pending for the next apply.
+    long version = LakeReads.latestVersion(spark, path);
+    Dataset<Row> pending = spark.read().format("delta").option("versionAsOf", version)
+        .load(path).filter(selected);
     Column[] key = new Column[metric.groupBy().size() + 1];
     key[0] = col("window_start");
     for (int i = 0; i < metric.groupBy().size(); i++) {
@@ -87,21 +99,27 @@ public final class Reconcile {
             .orderBy(col("staged_at").desc())))
         .filter(col("_n").equalTo(1)).drop("_n", "run_id", "staged_at", "applied_at",
             "applied_by");
-    List<Row> rows = latest.collectAsList();
-    if (rows.isEmpty()) {
+    long rows = latest.count();
+    afterRead.run();
+    if (rows == 0) {
       return 0;
     }
-    Dataset<Row> fixed = spark.createDataFrame(rows, latest.schema());
     GoldWriter writer = new GoldWriter(config.maxCommitAttempts(), config.retryBackoff());
-    writer.log(fixed, tables.log(), metric, applyRunId, "reconcile", at);
-    writer.restate(fixed, tables.registry().gold(metric.name()), metric, at);
-    final Column sel = selected;
+    writer.log(latest, tables.log(), metric, applyRunId, "reconcile", at);
+    writer.restate(latest, tables.registry().gold(metric.name()), metric, at);
+    Dataset<Row> read = pending.select("run_id", "staged_at", "window_start", "keys");
+    Column same = col("t.applied_at").isNull()
+        .and(col("t.run_id").equalTo(col("s.run_id")))
+        .and(col("t.staged_at").equalTo(col("s.staged_at")))
+        .and(col("t.window_start").equalTo(col("s.window_start")))
+        .and(col("t.keys").equalTo(col("s.keys")));
     DeltaRetry.run("marking monitoring.pending_" + metric.name() + " applied",
         config.maxCommitAttempts(), config.retryBackoff(), () -> {
-          DeltaTable.forPath(spark, path).update(sel,
-              Map.of("applied_at", lit(at), "applied_by", lit(applyRunId)));
+          DeltaTable.forPath(spark, path).as("t").merge(read.as("s"), same)
+              .whenMatched().update(Map.of("applied_at", lit(at), "applied_by", lit(applyRunId)))
+              .execute();
           return null;
         });
-    return rows.size();
+    return rows;
   }
 }

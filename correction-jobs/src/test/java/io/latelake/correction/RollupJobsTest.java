@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latelake.core.config.ConfigLoader;
 import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
 import io.latelake.core.time.DayRange;
@@ -65,8 +66,8 @@ class RollupJobsTest extends SparkTestBase {
         .save(tables.bronzeEvents());
     String daily = tables.gold("daily_page_5m");
 
-    RebuildJob.Result r = new RebuildJob(spark, ny, tables, ny.metrics(),
-        days("2024-11-02", "2024-11-04")).run();
+    RebuildJob.Result r = new RebuildJob(JobContext.start(spark, tables),
+        new RangeSpec(ny, ny.metrics(), days("2024-11-02", "2024-11-04"))).run();
     assertThat(rows(daily, "concat_ws(' ', event_date, page, events, value_sum)"))
         .containsExactly("2024-11-02 p 1 1", "2024-11-03 p 4 14", "2024-11-04 p 1 6");
     assertThat(LakeReads.tableProperty(spark, daily, Rollups.ZONE_PROPERTY))
@@ -84,13 +85,14 @@ class RollupJobsTest extends SparkTestBase {
     spark.createDataFrame(List.of(TransformsTest.kafka("n1", "2024-10-31T12:00:00Z",
             "2024-10-31T12:00:00Z", 0, 99, "p", 1)), TransformsTest.BRONZE)
         .write().format("delta").mode("append").save(tables.bronzeEvents());
-    new RebuildJob(spark, ny, tables, ny.metrics(), days("2024-11-02", "2024-11-02")).run();
+    new RebuildJob(JobContext.start(spark, tables),
+        new RangeSpec(ny, ny.metrics(), days("2024-11-02", "2024-11-02"))).run();
     assertThat(rows(daily, "concat_ws(' ', event_date, page, events, value_sum)"))
         .containsExactly("2024-11-03 p 4 14", "2024-11-04 p 1 6");
 
     // 11-01 was never rebuilt: cascade over it refuses, naming the days and the remedy
-    assertThatThrownBy(() -> new CascadeJob(spark, ny, tables, ny.metrics(),
-        days("2024-10-31", "2024-11-03")).run())
+    assertThatThrownBy(() -> new CascadeJob(JobContext.start(spark, tables),
+        new RangeSpec(ny, ny.metrics(), days("2024-10-31", "2024-11-03"))).run())
         .isInstanceOf(LakeConfigException.class)
         .hasMessage("Cannot cascade gold.weekly_page_5m over 2024-10-31..2024-11-03: 2 (first "
             + "2024-10-31, last 2024-11-01) days of the range were never built by rebuild (no "
@@ -101,8 +103,8 @@ class RollupJobsTest extends SparkTestBase {
 
     // 11-02 is built (empty, rebuilt twice); the edge days 10-28..11-01, 11-05..11-10 are
     // reported
-    CascadeJob.Result c = new CascadeJob(spark, ny, tables, ny.metrics(),
-        days("2024-11-02", "2024-11-04")).run();
+    CascadeJob.Result c = new CascadeJob(JobContext.start(spark, tables),
+        new RangeSpec(ny, ny.metrics(), days("2024-11-02", "2024-11-04"))).run();
     assertThat(c.metrics().get(0).summary()).isEqualTo("weekly_page_5m: 2 rows changed in 2 "
         + "(first 2024-10-28, last 2024-11-04) weeks; 11 (first 2024-10-28, last 2024-11-10) "
         + "days of the edge weeks never rebuilt");
@@ -112,8 +114,8 @@ class RollupJobsTest extends SparkTestBase {
 
     // a rollup table built in one zone refuses another
     CorrectionConfig utc = config(root, "UTC");
-    assertThatThrownBy(() -> new RebuildJob(spark, utc, tables, utc.metrics(),
-        days("2024-11-03", "2024-11-03")).run())
+    assertThatThrownBy(() -> new RebuildJob(JobContext.start(spark, tables),
+        new RangeSpec(utc, utc.metrics(), days("2024-11-03", "2024-11-03"))).run())
         .isInstanceOf(LakeConfigException.class)
         .hasMessage("Invalid value 'UTC' for key 'lake.correction.rollup-time-zone': "
             + "gold.daily_page_5m at " + daily + " holds days of time zone America/New_York; "

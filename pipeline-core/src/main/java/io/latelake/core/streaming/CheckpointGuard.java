@@ -1,10 +1,11 @@
 package io.latelake.core.streaming;
 
+import io.delta.tables.DeltaTable;
 import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
+import io.latelake.core.table.DeltaTables;
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.SparkSession;
 
@@ -27,12 +28,11 @@ public final class CheckpointGuard {
       String tablePath, String checkpointPath) {
     Configuration conf = spark.sparkContext().hadoopConfiguration();
     try {
-      Path log = new Path(tablePath, "_delta_log");
       Path offsets = new Path(checkpointPath, "offsets");
-      FileSystem fs = log.getFileSystem(conf);
-      boolean tableHasData = fs.exists(log) && fs.listStatus(log,
-          p -> p.getName().endsWith(".json") && !p.getName().equals("00000000000000000000.json"))
-          .length > 0;
+      // a commit after version 0 (the table's creation), as Delta's history reports it
+      boolean tableHasData = DeltaTables.exists(spark, tablePath)
+          && DeltaTable.forPath(spark, tablePath).history(1).select("version").first()
+              .getLong(0) > 0;
       boolean hasCheckpoint = offsets.getFileSystem(conf).exists(offsets)
           && offsets.getFileSystem(conf).listStatus(offsets).length > 0;
       if (tableHasData && !hasCheckpoint && !onlyMetadataCommits(spark, tablePath)) {
