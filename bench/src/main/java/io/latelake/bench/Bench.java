@@ -59,6 +59,14 @@ public final class Bench {
   public static final List<String> GROUPS = List.of("ingest", "dedup", "publish", "fast-path",
       "correction", "profile", "scale-out");
 
+  /** Spark's default state store (Spark 4.1): versioned maps in memory, snapshots and deltas. */
+  static final String HDFS_STATE_STORE =
+      "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider";
+  /** Spark's RocksDB state store: state in RocksDB on local disk, changelog checkpoints. */
+  static final String ROCKSDB_STATE_STORE =
+      "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider";
+  private static final String STATE_STORE_KEY = "spark.sql.streaming.stateStore.providerClass";
+
   /** Starts one child JVM for the scale-out figure and returns its measured seconds. */
   public interface ChildRunner {
     double run(String master, int repeat);
@@ -129,8 +137,11 @@ public final class Bench {
     GoldConfig gc = GoldConfig.fromConfig(cfg);
     MetricSpec metric = gc.metrics().get(0);
     TableRegistry t = TableRegistry.fromConfig(cfg);
+    // silver again on the RocksDB state store: its own lake, reading the same bronze table
+    TableRegistry rocks = on("dedup") ? rocksDbLake(root, t) : null;
     double bronze = 0;
     double silver = 0;
+    double silverRocksDb = 0;
     double gold = 0;
     double json = 0;
     double bare = 0;
@@ -148,6 +159,8 @@ public final class Bench {
       }
       silver += time(() -> new SilverJob(JobContext.start(spark, t), sc).run());
       if (on("dedup")) {
+        silverRocksDb += withStateStore(ROCKSDB_STATE_STORE,
+            () -> time(() -> new SilverJob(spark, sc, rocks).run()));
         wmOnly += time(() -> Baselines.watermarkOnly(spark, t.bronzeEvents(), ref + "/silver",
             ref + "/_checkpoints/silver", sc.watermarkDelay()));
       }
@@ -169,6 +182,8 @@ public final class Bench {
     if (on("dedup")) {
       record("dedup", silver, wmOnly);
       record("dedup-state-rows", silverStateRows(t), stateBound(sc.watermarkDelay()));
+      record("dedup-rocksdb", silverRocksDb, wmOnly);
+      record("dedup-rocksdb-state-rows", silverStateRows(rocks), stateBound(sc.watermarkDelay()));
     }
     if (on("publish")) {
       record("publish", gold, append);
@@ -189,6 +204,39 @@ public final class Bench {
       record("profile",
           time(() -> new ProfileJob(spark, pc, t, days, Clock.systemUTC()).run()),
           time(() -> Baselines.latenessScan(spark, t.bronzeEvents())));
+    }
+  }
+
+  /**
+   * A lake for silver on the RocksDB state store: its {@code bronze/events} is a symbolic link to
+   * the lock-step lake's bronze table (the bench is local only), everything else its own.
+   */
+  private static TableRegistry rocksDbLake(Path root, TableRegistry t) {
+    Path lake = root.resolve("rocksdb-lake");
+    TableRegistry rocks = new TableRegistry(lake.toString());
+    try {
+      Path link = Path.of(rocks.bronzeEvents());
+      java.nio.file.Files.createDirectories(link.getParent());
+      java.nio.file.Files.createDirectories(Path.of(t.bronzeEvents()));
+      java.nio.file.Files.createSymbolicLink(link, Path.of(t.bronzeEvents()));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("Cannot link the RocksDB lake's bronze table", e);
+    }
+    return rocks;
+  }
+
+  /**
+   * Runs {@code work} with {@code spark.sql.streaming.stateStore.providerClass} set to
+   * {@code provider}, then restores the session's setting. The provider is recorded in a query's
+   * checkpoint at its first start and kept on restarts, so each provider needs its own checkpoint.
+   */
+  private double withStateStore(String provider, java.util.function.DoubleSupplier work) {
+    String before = spark.conf().get(STATE_STORE_KEY, HDFS_STATE_STORE);
+    spark.conf().set(STATE_STORE_KEY, provider);
+    try {
+      return work.getAsDouble();
+    } finally {
+      spark.conf().set(STATE_STORE_KEY, before);
     }
   }
 
@@ -300,9 +348,14 @@ public final class Bench {
     add(out, "ingest-vs-bare-copy", "ingest", "s", true, 0.4,
         "bronze from files vs bare copy of value (throughput)");
     add(out, "dedup", "dedup", "s", true, 0.6,
-        "silver vs the same stream with withWatermark only (throughput)");
+        "silver (session's state store, default HDFSBackedStateStoreProvider) vs the same "
+            + "stream with withWatermark only (throughput)");
     add(out, "dedup-state-rows", "dedup", "rows", false, 1.0,
         "silver state rows at the end vs 1.3 x rate x (2 delay + trigger)");
+    add(out, "dedup-rocksdb", "dedup", "s", true, 0.6,
+        "silver on RocksDBStateStoreProvider vs the same withWatermark-only stream (throughput)");
+    add(out, "dedup-rocksdb-state-rows", "dedup", "rows", false, 1.0,
+        "silver on RocksDB: state rows at the end vs 1.3 x rate x (2 delay + trigger)");
     add(out, "publish", "publish", "s", false, 3.0,
         "gold MERGE vs plain append of the same micro-batches (time)");
     add(out, "publish-4x-table", "publish", "s", false, 1.5,

@@ -222,7 +222,7 @@ public final class BenchMain implements Callable<Integer> {
     StringBuilder sb = new StringBuilder();
     sb.append(String.format(Locale.ROOT, "%nlatelake bench: %,d events (%d micro-batches), "
         + "%s, median of the repeats%n", data.records(), data.sliceCount(), master));
-    String fmt = "%-20s %10s %10s %8s %8s  %s%n";
+    String fmt = "%-24s %10s %10s %8s %8s  %s%n";
     sb.append(String.format(Locale.ROOT, fmt, "figure", "ours", "reference", "ratio", "target",
         "result"));
     for (Figure f : figures) {
@@ -235,7 +235,7 @@ public final class BenchMain implements Callable<Integer> {
           f.pass() ? "pass" : "FAIL"));
     }
     for (Figure f : figures) {
-      sb.append(String.format(Locale.ROOT, "  %-18s %s%n", f.name(), f.note()));
+      sb.append(String.format(Locale.ROOT, "  %-24s %s%n", f.name(), f.note()));
     }
     return sb.toString();
   }

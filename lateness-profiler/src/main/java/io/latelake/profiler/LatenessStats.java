@@ -15,6 +15,7 @@ import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.not;
 import static org.apache.spark.sql.functions.percentile_approx;
 import static org.apache.spark.sql.functions.posexplode;
+import static org.apache.spark.sql.functions.slice;
 import static org.apache.spark.sql.functions.stddev_samp;
 import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.to_date;
@@ -131,7 +132,98 @@ public final class LatenessStats {
   }
 
   /**
+   * The percentile levels of {@link #summary}'s {@code quantiles}, in order: {@link #LEVELS} (the
+   * rows of {@link #statsOf}), then {@code i / cdfSteps} for {@code i = 0..cdfSteps} ({@link #cdf}),
+   * then {@code lake.profiler.watermark-coverage} and {@code correction-coverage}
+   * ({@link #advice}).
+   */
+  static double[] summaryLevels(ProfilerConfig cfg) {
+    List<Double> levels = new ArrayList<>();
+    for (double v : LEVELS) {
+      levels.add(v);
+    }
+    for (int i = 0; i <= cfg.cdfSteps(); i++) {
+      levels.add((double) i / cfg.cdfSteps());
+    }
+    levels.addAll(adviceTargets(cfg));
+    return levels.stream().mapToDouble(Double::doubleValue).toArray();
+  }
+
+  private static List<Double> adviceTargets(ProfilerConfig cfg) {
+    List<Double> targets = new ArrayList<>(cfg.watermarkCoverage());
+    targets.add(cfg.correctionCoverage());
+    return targets;
+  }
+
+  /**
+   * Every figure of a profile run, in one aggregation over {@link #arrivals}: one row per source
+   * and arrival day, and one row per source over all the rows given ({@code arrival_day} null).
+   * {@link #statsOf}, {@link #cdf} and {@link #advice} derive their rows from these, so a run
+   * reads bronze once and aggregates once.
+   *
+   * <p>How: each row is counted in its day's group and in its source's group (the rows are
+   * emitted once per group), with one {@code percentile_approx} per group at all
+   * {@link #summaryLevels}. The behind-the-watermark flag needs a source's rows in arrival order
+   * (a window per source, {@link #behindWatermark}); it is counted in a second branch of the same
+   * query and joined on the group, so the percentiles see the partitions of the scan, not the
+   * window's single task per source. Both branches read the same shuffle of the dedup: bronze is
+   * scanned once.
+   *
+   * <p>Measured rows ({@link #measured}) as in {@link #stats}. Output (seconds, UTC):
+   * {@code source} string, {@code arrival_day} date (null: the group over all days),
+   * {@code n} long, {@code mean_s}, {@code stddev_s}, {@code min_s} double, {@code quantiles}
+   * array of double (at {@link #summaryLevels}; null when n = 0), {@code max_s} double,
+   * {@code negative_count}, {@code beyond_watermark_count}, {@code beyond_correction_count},
+   * {@code after_publish_count}, {@code create_time_count}, {@code log_append_count} (measured
+   * rows with Kafka LogAppendTime), {@code redelivery_count}, {@code received_count} (every
+   * received copy), {@code behind_watermark_count} long.
+   *
+   * @param arrivals output of {@link #arrivals} (or of {@link #lateness})
+   * @param cfg thresholds, accuracy, CDF steps and advice targets
+   */
+  public static Dataset<Row> summary(Dataset<Row> arrivals, ProfilerConfig cfg) {
+    double wm = cfg.watermarkDelaySeconds();
+    double horizon = cfg.correctionHorizonSeconds();
+    long publishMicros = cfg.publishAfter().toNanos() / 1000;
+    Column m = measured();
+    // the lateness of measured rows only; null (ignored by every aggregate) for the others
+    Column l = when(m, col("lateness_s"));
+    Column afterPublish = m.and(unix_micros(col("enqueued_time"))
+        .gt(unix_micros(date_trunc("DAY", col("event_time"))).plus(publishMicros)));
+    Column levels = array(java.util.Arrays.stream(summaryLevels(cfg)).mapToObj(v -> lit(v))
+        .toArray(Column[]::new));
+    // each row once in its day's group and once in its source's group over all days (null day)
+    Column groups = explode(array(col("arrival_day"), lit(null).cast(DataTypes.DateType)));
+    Dataset<Row> behind = arrivals.filter(m).withColumn("_behind", behindWatermark(wm))
+        .select(col("source").as("_b_source"), groups.as("_b_day"), col("_behind"))
+        .groupBy(col("_b_source"), col("_b_day"))
+        .agg(count_if(col("_behind")).as("_behind_count"));
+    return arrivals.select(col("*"), groups.as("_day"))
+        .groupBy(col("source"), col("_day").as("arrival_day")).agg(
+            count(l).as("n"),
+            avg(l).as("mean_s"),
+            stddev_samp(l).as("stddev_s"),
+            min(l).as("min_s"),
+            percentile_approx(l, levels, lit(cfg.accuracy())).as("quantiles"),
+            max(l).as("max_s"),
+            count_if(l.lt(0)).as("negative_count"),
+            count_if(l.gt(wm)).as("beyond_watermark_count"),
+            count_if(l.gt(horizon)).as("beyond_correction_count"),
+            count_if(afterPublish).as("after_publish_count"),
+            count_if(col("producer_clock").and(not(col("redelivery")))).as("create_time_count"),
+            count_if(m.and(col("timestamp_type").equalTo(LOG_APPEND_TIME)))
+                .as("log_append_count"),
+            count_if(col("redelivery")).as("redelivery_count"),
+            count(lit(1)).as("received_count"))
+        .join(behind, col("source").equalTo(col("_b_source"))
+            .and(col("arrival_day").eqNullSafe(col("_b_day"))), "left")
+        .withColumn("behind_watermark_count", coalesce(col("_behind_count"), lit(0L)))
+        .drop("_b_source", "_b_day", "_behind_count");
+  }
+
+  /**
    * Lateness statistics per source and arrival day: the rows of {@code monitoring.lateness_stats}.
+   * {@link #statsOf} over {@link #summary}.
    *
    * <p>Measured rows ({@link #measured}): first arrivals on a broker clock. {@code n}, the
    * moments, percentiles and every {@code *_count}/{@code *_share} but the two below are over
@@ -165,42 +257,19 @@ public final class LatenessStats {
    * @param computedAt the run's time
    */
   public static Dataset<Row> stats(Dataset<Row> arrivals, ProfilerConfig cfg, Instant computedAt) {
-    double wm = cfg.watermarkDelaySeconds();
-    double horizon = cfg.correctionHorizonSeconds();
-    long publishMicros = cfg.publishAfter().toNanos() / 1000;
-    Column m = measured();
-    // the lateness of measured rows only; null (ignored by every aggregate) for the others
-    Column l = when(m, col("lateness_s"));
-    Column afterPublish = m.and(unix_micros(col("enqueued_time"))
-        .gt(unix_micros(date_trunc("DAY", col("event_time"))).plus(publishMicros)));
-    Column levels = array(java.util.Arrays.stream(LEVELS).mapToObj(v -> lit(v))
-        .toArray(Column[]::new));
-    // counted apart and joined, so the percentiles see the scan's partitions, not the window's
-    Dataset<Row> behind = arrivals.filter(m).withColumn("_behind", behindWatermark(wm))
-        .groupBy(col("source").as("_b_source"), col("arrival_day").as("_b_day"))
-        .agg(count_if(col("_behind")).as("_behind_count"));
-    Dataset<Row> agg = arrivals.groupBy(col("source"), col("arrival_day")).agg(
-        count(l).as("n"),
-        avg(l).as("mean_s"),
-        stddev_samp(l).as("stddev_s"),
-        min(l).as("min_s"),
-        percentile_approx(l, levels, lit(cfg.accuracy())).as("_q"),
-        max(l).as("max_s"),
-        count_if(l.lt(0)).as("negative_count"),
-        count_if(l.gt(wm)).as("beyond_watermark_count"),
-        count_if(l.gt(horizon)).as("beyond_correction_count"),
-        count_if(afterPublish).as("after_publish_count"),
-        count_if(col("producer_clock").and(not(col("redelivery")))).as("create_time_count"),
-        count_if(m.and(col("timestamp_type").equalTo(LOG_APPEND_TIME))).as("_log_append"),
-        count_if(col("redelivery")).as("redelivery_count"),
-        count(lit(1)).as("_received"))
-        .join(behind, col("source").equalTo(col("_b_source"))
-            .and(col("arrival_day").equalTo(col("_b_day"))), "left")
-        .withColumn("behind_watermark_count", coalesce(col("_behind_count"), lit(0L)));
+    return statsOf(summary(arrivals, cfg), cfg, computedAt);
+  }
+
+  /**
+   * The rows of {@code monitoring.lateness_stats} ({@link #stats} schema) from the per-day rows of
+   * a {@link #summary} made with the same {@code cfg}.
+   */
+  public static Dataset<Row> statsOf(Dataset<Row> summary, ProfilerConfig cfg,
+      Instant computedAt) {
     List<Column> out = new ArrayList<>(List.of(col("source"), col("arrival_day"), col("n"),
         col("mean_s"), col("stddev_s"), col("min_s")));
     for (int i = 0; i < LEVELS.length; i++) {
-      out.add(element_at(col("_q"), i + 1).as(PERCENTILE_COLUMNS.get(i)));
+      out.add(element_at(col("quantiles"), i + 1).as(PERCENTILE_COLUMNS.get(i)));
     }
     out.add(col("max_s"));
     for (String c : List.of("negative", "beyond_watermark", "behind_watermark",
@@ -211,35 +280,34 @@ public final class LatenessStats {
     out.add(col("create_time_count"));
     out.add(when(col("create_time_count").gt(0).and(col("n").equalTo(0)), lit("producer-clock"))
         .when(col("create_time_count").gt(0), lit("mixed-producer-clock"))
-        .when(col("_log_append").equalTo(col("n")), lit("broker"))
+        .when(col("log_append_count").equalTo(col("n")), lit("broker"))
         .otherwise(lit("captured")).as("clock_basis"));
-    out.add(lit(wm).as("watermark_delay_s"));
-    out.add(lit(horizon).as("correction_horizon_s"));
+    out.add(lit(cfg.watermarkDelaySeconds()).as("watermark_delay_s"));
+    out.add(lit(cfg.correctionHorizonSeconds()).as("correction_horizon_s"));
     out.add(lit(cfg.publishAfter().toNanos() / 1e9).as("publish_after_s"));
     out.add(lit(cfg.accuracy()).as("accuracy"));
     out.add(lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));
     out.add(col("redelivery_count"));
-    out.add(col("redelivery_count").divide(col("_received")).as("redelivery_share"));
-    return agg.select(out.toArray(Column[]::new));
+    out.add(col("redelivery_count").divide(col("received_count")).as("redelivery_share"));
+    return summary.filter(col("arrival_day").isNotNull()).select(out.toArray(Column[]::new));
   }
 
   /**
    * The lateness distribution per source over the whole range, as quantiles: the rows of
-   * {@code monitoring.lateness_cdf}.
+   * {@code monitoring.lateness_cdf}, from the per-source rows of a {@link #summary} made with the
+   * same {@code cfg} (sources with measured events).
    *
    * <p>Output: {@code source} string, {@code from_day}, {@code to_day} date, {@code n} long,
-   * {@code level} double (i / steps, i = 0..steps), {@code lateness_s} double (the
-   * {@code percentile_approx} value at that level), {@code computed_at} timestamp.
+   * {@code level} double (i / steps, i = 0..steps, steps = {@code lake.profiler.cdf-steps}),
+   * {@code lateness_s} double (the {@code percentile_approx} value at that level),
+   * {@code computed_at} timestamp.
    */
-  public static Dataset<Row> cdf(Dataset<Row> lateness, DayRange range, int steps, int accuracy,
+  public static Dataset<Row> cdf(Dataset<Row> summary, DayRange range, ProfilerConfig cfg,
       Instant computedAt) {
-    Column[] levels = new Column[steps + 1];
-    for (int i = 0; i <= steps; i++) {
-      levels[i] = lit((double) i / steps);
-    }
-    return lateness.groupBy(col("source")).agg(count(col("lateness_s")).as("n"),
-            percentile_approx(col("lateness_s"), array(levels), lit(accuracy)).as("_q"))
-        .select(col("source"), col("n"), posexplode(col("_q")).as(new String[] {"_i", "_v"}))
+    int steps = cfg.cdfSteps();
+    Column values = slice(col("quantiles"), LEVELS.length + 1, steps + 1);
+    return summary.filter(col("arrival_day").isNull().and(col("n").gt(0)))
+        .select(col("source"), col("n"), posexplode(values).as(new String[] {"_i", "_v"}))
         .select(col("source"), lit(java.sql.Date.valueOf(range.from())).as("from_day"),
             lit(java.sql.Date.valueOf(range.to())).as("to_day"), col("n"),
             col("_i").cast(DataTypes.DoubleType).divide(steps).as("level"),
@@ -248,7 +316,8 @@ public final class LatenessStats {
 
   /**
    * Watermark and correction advice per source over the whole range: the rows of
-   * {@code monitoring.watermark_advice}.
+   * {@code monitoring.watermark_advice}, from the per-source rows of a {@link #summary} made with
+   * the same {@code cfg} (sources with measured events).
    *
    * <p>One row per source and target: {@code source} string, {@code from_day}, {@code to_day}
    * date, {@code n} long, {@code kind} string ({@code watermark} or {@code correction}),
@@ -263,37 +332,29 @@ public final class LatenessStats {
    * {@link #behindWatermark} — what it would have dropped; null on the correction row),
    * {@code computed_at} timestamp.
    */
-  public static Dataset<Row> advice(Dataset<Row> lateness, DayRange range, ProfilerConfig cfg,
+  public static Dataset<Row> advice(Dataset<Row> summary, DayRange range, ProfilerConfig cfg,
       Instant computedAt) {
-    List<Double> targets = new ArrayList<>(cfg.watermarkCoverage());
-    targets.add(cfg.correctionCoverage());
-    Column l = col("lateness_s");
+    List<Double> targets = adviceTargets(cfg);
+    int first = LEVELS.length + cfg.cdfSteps() + 1;
     double wm = cfg.watermarkDelaySeconds();
     double horizon = cfg.correctionHorizonSeconds();
-    Dataset<Row> behind = lateness.withColumn("_behind", behindWatermark(wm))
-        .groupBy(col("source").as("_b_source")).agg(count_if(col("_behind")).as("_wm_behind"));
-    Dataset<Row> agg = lateness.groupBy(col("source")).agg(count(l).as("n"),
-        percentile_approx(l, array(targets.stream().map(v -> lit(v)).toArray(Column[]::new)),
-            lit(cfg.accuracy())).as("_q"),
-        count_if(l.gt(wm)).as("_wm_beyond"),
-        count_if(l.gt(horizon)).as("_corr_beyond"))
-        .join(behind, col("source").equalTo(col("_b_source")));
     Column[] items = new Column[targets.size()];
     for (int i = 0; i < targets.size(); i++) {
       boolean correction = i == targets.size() - 1;
-      Column beyond = col(correction ? "_corr_beyond" : "_wm_beyond");
+      Column beyond = col(correction ? "beyond_correction_count" : "beyond_watermark_count");
       items[i] = struct(lit(correction ? "correction" : "watermark").as("kind"),
           lit(targets.get(i)).as("coverage"),
-          element_at(col("_q"), i + 1).as("advised_delay_s"),
+          element_at(col("quantiles"), first + i + 1).as("advised_delay_s"),
           lit(correction ? horizon : wm).as("configured_delay_s"),
           beyond.as("configured_beyond_count"),
           beyond.divide(col("n")).as("configured_beyond_share"),
-          (correction ? lit(null).cast(DataTypes.LongType) : col("_wm_behind"))
+          (correction ? lit(null).cast(DataTypes.LongType) : col("behind_watermark_count"))
               .as("configured_dropped_count"),
           (correction ? lit(null).cast(DataTypes.DoubleType)
-              : col("_wm_behind").divide(col("n"))).as("configured_dropped_share"));
+              : col("behind_watermark_count").divide(col("n"))).as("configured_dropped_share"));
     }
-    return agg.select(col("source"), col("n"), explode(array(items)).as("_a"))
+    return summary.filter(col("arrival_day").isNull().and(col("n").gt(0)))
+        .select(col("source"), col("n"), explode(array(items)).as("_a"))
         .select(col("source"), lit(java.sql.Date.valueOf(range.from())).as("from_day"),
             lit(java.sql.Date.valueOf(range.to())).as("to_day"), col("n"), col("_a.*"),
             lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));

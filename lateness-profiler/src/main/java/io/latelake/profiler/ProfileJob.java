@@ -15,7 +15,6 @@ import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -129,7 +128,10 @@ public final class ProfileJob {
   }
 
   /**
-   * Runs the profile.
+   * Runs the profile: one Spark query reads the range's bronze rows once and aggregates them
+   * once ({@link LatenessStats#summary}); the rows of every table are then derived from its
+   * result (a few rows per source) and written. Reading {@code monitoring.stream_progress} for
+   * the drop alert is the only other read.
    *
    * @return what was written
    * @throws LatelakeException (exit 2) when bronze is missing
@@ -137,48 +139,54 @@ public final class ProfileJob {
   public Result run() {
     long started = System.nanoTime();
     Instant now = clock.instant();
-    Dataset<Row> arrivals = readArrivals(spark, tables, range, cfg.dedupHorizon())
-        .persist(StorageLevel.MEMORY_AND_DISK());
-    Dataset<Row> lateness = arrivals.filter(LatenessStats.measured());
+    Dataset<Row> summary = LatenessStats.summary(
+        readArrivals(spark, tables, range, cfg.dedupHorizon()), cfg);
+    // The one pass over bronze: every figure below is derived from these few rows (one per
+    // source and day, one per source), on the driver.
+    spark.sparkContext().setJobDescription("profile " + range
+        + ": lateness per source and arrival day, one pass over bronze");
+    List<Row> summaryRows;
     try {
-      Dataset<Row> stats = LatenessStats.stats(arrivals, cfg, now);
-      List<Row> statsRows = stats.orderBy(col("source"), col("arrival_day")).collectAsList();
-      Dataset<Row> fresh = spark.createDataFrame(statsRows, stats.schema());
-      String statsPath = tables.monitoring("lateness_stats");
-      if (DeltaTables.exists(spark, statsPath)) {
-        // mergeSchema: tables written before redelivery_count/_share existed gain the columns
-        fresh.write().format("delta").mode("overwrite").option("mergeSchema", "true")
-            .option("replaceWhere", range.predicate("arrival_day")).save(statsPath);
-      } else {
-        fresh.write().format("delta").mode("overwrite").save(statsPath);
-      }
-      LatenessStats.cdf(lateness, range, cfg.cdfSteps(), cfg.accuracy(), now)
-          .write().format("delta").mode("overwrite").option("overwriteSchema", "true")
-          .save(tables.monitoring("lateness_cdf"));
-      Dataset<Row> advice = LatenessStats.advice(lateness, range, cfg, now);
-      List<Row> adviceRows = advice.orderBy(col("source"), col("kind").desc(), col("coverage"))
-          .collectAsList();
-      spark.createDataFrame(adviceRows, advice.schema()).write().format("delta")
-          .mode("overwrite").option("overwriteSchema", "true")
-          .save(tables.monitoring("watermark_advice"));
-
-      Dataset<Row> alerts = Alerts.fromRules(spark, fresh, cfg.rules(), now);
-      if (DeltaTables.exists(spark, tables.streamProgress())) {
-        alerts = alerts.unionByName(Alerts.fromDrops(spark,
-            spark.read().format("delta").load(tables.streamProgress()), cfg.dropWindowBatches(),
-            cfg.dropMaxCount(), cfg.dropMaxShare(), now));
-      }
-      List<Row> alertRows = alerts.collectAsList();
-      if (!alertRows.isEmpty()) {
-        spark.createDataFrame(alertRows, Alerts.SCHEMA).write().format("delta").mode("append")
-            .save(tables.monitoring("alerts"));
-      }
-      log(statsRows, adviceRows, alertRows);
-      return new Result(range, statsRows, adviceRows, alertRows,
-          Duration.ofNanos(System.nanoTime() - started));
+      summaryRows = summary.collectAsList();
     } finally {
-      arrivals.unpersist();
+      spark.sparkContext().setJobDescription(null);
     }
+    Dataset<Row> computed = spark.createDataFrame(summaryRows, summary.schema());
+    Dataset<Row> stats = LatenessStats.statsOf(computed, cfg, now);
+    List<Row> statsRows = stats.orderBy(col("source"), col("arrival_day")).collectAsList();
+    Dataset<Row> fresh = spark.createDataFrame(statsRows, stats.schema());
+    String statsPath = tables.monitoring("lateness_stats");
+    if (DeltaTables.exists(spark, statsPath)) {
+      // mergeSchema: tables written before redelivery_count/_share existed gain the columns
+      fresh.write().format("delta").mode("overwrite").option("mergeSchema", "true")
+          .option("replaceWhere", range.predicate("arrival_day")).save(statsPath);
+    } else {
+      fresh.write().format("delta").mode("overwrite").save(statsPath);
+    }
+    LatenessStats.cdf(computed, range, cfg, now)
+        .write().format("delta").mode("overwrite").option("overwriteSchema", "true")
+        .save(tables.monitoring("lateness_cdf"));
+    Dataset<Row> advice = LatenessStats.advice(computed, range, cfg, now);
+    List<Row> adviceRows = advice.orderBy(col("source"), col("kind").desc(), col("coverage"))
+        .collectAsList();
+    spark.createDataFrame(adviceRows, advice.schema()).write().format("delta")
+        .mode("overwrite").option("overwriteSchema", "true")
+        .save(tables.monitoring("watermark_advice"));
+
+    Dataset<Row> alerts = Alerts.fromRules(spark, fresh, cfg.rules(), now);
+    if (DeltaTables.exists(spark, tables.streamProgress())) {
+      alerts = alerts.unionByName(Alerts.fromDrops(spark,
+          spark.read().format("delta").load(tables.streamProgress()), cfg.dropWindowBatches(),
+          cfg.dropMaxCount(), cfg.dropMaxShare(), now));
+    }
+    List<Row> alertRows = alerts.collectAsList();
+    if (!alertRows.isEmpty()) {
+      spark.createDataFrame(alertRows, Alerts.SCHEMA).write().format("delta").mode("append")
+          .save(tables.monitoring("alerts"));
+    }
+    log(statsRows, adviceRows, alertRows);
+    return new Result(range, statsRows, adviceRows, alertRows,
+        Duration.ofNanos(System.nanoTime() - started));
   }
 
   private void log(List<Row> stats, List<Row> advice, List<Row> alerts) {
