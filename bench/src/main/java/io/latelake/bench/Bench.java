@@ -160,7 +160,7 @@ public final class Bench {
       silver += time(() -> new SilverJob(JobContext.start(spark, t), sc).run());
       if (on("dedup")) {
         silverRocksDb += withStateStore(ROCKSDB_STATE_STORE,
-            () -> time(() -> new SilverJob(spark, sc, rocks).run()));
+            () -> time(() -> new SilverJob(JobContext.start(spark, rocks), sc).run()));
         wmOnly += time(() -> Baselines.watermarkOnly(spark, t.bronzeEvents(), ref + "/silver",
             ref + "/_checkpoints/silver", sc.watermarkDelay()));
       }
