@@ -14,16 +14,14 @@ import picocli.CommandLine.Mixin;
  * The shape of the analyst commands' {@code main}, as {@code JobCommand} with the catalog session
  * of {@link AnalystSessions}: arguments → config → validated options (before any Spark work) →
  * session → run → exit code; the session is always stopped. Unlike the jobs, the effective
- * configuration is logged at DEBUG only: results go to standard output, standard error stays
- * quiet.
+ * configuration is logged at DEBUG only: results go to standard output, standard error stays quiet.
  *
  * @param <T> the command's validated options
  */
 abstract class AnalystCommand<T> implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(AnalystCommand.class);
 
-  @Mixin
-  ConfigOptions options = new ConfigOptions();
+  @Mixin ConfigOptions options = new ConfigOptions();
 
   abstract String appName();
 
@@ -33,14 +31,16 @@ abstract class AnalystCommand<T> implements Callable<Integer> {
   abstract ExitCode run(SparkSession spark, Config config, T prepared);
 
   /**
-   * @return the options given to the parent command ({@code catalog --config F register}), if
-   *     any: the launcher puts {@code --config} right after the first word
+   * @return the options given to the parent command ({@code catalog --config F register}), if any:
+   *     the launcher puts {@code --config} right after the first word
    */
   ConfigOptions parentOptions() {
     return null;
   }
 
-  /** @return own options over the parent's: own file if given, parent's overrides first */
+  /**
+   * @return own options over the parent's: own file if given, parent's overrides first
+   */
   ConfigOptions effectiveOptions() {
     ConfigOptions parent = parentOptions();
     if (parent == null) {
@@ -48,8 +48,7 @@ abstract class AnalystCommand<T> implements Callable<Integer> {
     }
     java.util.List<String> overrides = new java.util.ArrayList<>(parent.overrides());
     overrides.addAll(options.overrides());
-    return new ConfigOptions(options.configFile().or(parent::configFile).orElse(null),
-        overrides);
+    return new ConfigOptions(options.configFile().or(parent::configFile).orElse(null), overrides);
   }
 
   @Override

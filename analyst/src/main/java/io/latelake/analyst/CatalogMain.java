@@ -1,9 +1,9 @@
 package io.latelake.analyst;
 
-import io.latelake.core.catalog.CatalogConfig;
-import io.latelake.core.catalog.CatalogRegister;
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
+import io.latelake.core.catalog.CatalogConfig;
+import io.latelake.core.catalog.CatalogRegister;
 import io.latelake.core.cli.Launcher;
 import java.io.PrintWriter;
 import org.apache.spark.sql.SparkSession;
@@ -14,17 +14,17 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code latelake catalog register}: registers the lake's tables and the gold status views in the
- * session's catalog ({@link CatalogRegister}). spark-submit entry point:
- * {@code --class io.latelake.analyst.CatalogMain ... register}. Exit codes: 0 ok, 1 runtime
- * failure, 2 bad usage or config ({@code lake.catalog.enabled = false}, a name registered at
- * another location).
+ * session's catalog ({@link CatalogRegister}). spark-submit entry point: {@code --class
+ * io.latelake.analyst.CatalogMain ... register}. Exit codes: 0 ok, 1 runtime failure, 2 bad usage
+ * or config ({@code lake.catalog.enabled = false}, a name registered at another location).
  */
-@Command(name = "catalog", mixinStandardHelpOptions = true,
+@Command(
+    name = "catalog",
+    mixinStandardHelpOptions = true,
     description = "Register latelake tables and status views in the catalog.",
     subcommands = CatalogMain.Register.class)
 public final class CatalogMain implements Runnable {
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
   @picocli.CommandLine.Mixin
   io.latelake.core.cli.ConfigOptions options = new io.latelake.core.cli.ConfigOptions();
@@ -39,15 +39,16 @@ public final class CatalogMain implements Runnable {
   }
 
   /** {@code catalog register}. */
-  @Command(name = "register", mixinStandardHelpOptions = true,
-      description = "Register every existing latelake table as an external Delta table and "
-          + "create the <metric>_status views; idempotent.")
+  @Command(
+      name = "register",
+      mixinStandardHelpOptions = true,
+      description =
+          "Register every existing latelake table as an external Delta table and "
+              + "create the <metric>_status views; idempotent.")
   static final class Register extends AnalystCommand<CatalogConfig> {
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
-    @picocli.CommandLine.ParentCommand
-    CatalogMain parent;
+    @picocli.CommandLine.ParentCommand CatalogMain parent;
 
     @Override
     io.latelake.core.cli.ConfigOptions parentOptions() {
@@ -74,9 +75,14 @@ public final class CatalogMain implements Runnable {
 
   /** Prints what {@link CatalogRegister#run} registered. */
   public static void print(PrintWriter out, CatalogRegister.Result r) {
-    out.printf("catalog: %d tables registered, %d already registered, %d column comments set, "
-        + "%d views created or replaced, %d unchanged%n", r.tablesCreated(), r.tablesUnchanged(),
-        r.commentsSet(), r.viewsCreated(), r.viewsUnchanged());
+    out.printf(
+        "catalog: %d tables registered, %d already registered, %d column comments set, "
+            + "%d views created or replaced, %d unchanged%n",
+        r.tablesCreated(),
+        r.tablesUnchanged(),
+        r.commentsSet(),
+        r.viewsCreated(),
+        r.viewsUnchanged());
     for (String n : r.names()) {
       out.println("  " + n);
     }

@@ -10,12 +10,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A SQL notebook in Databricks source format: the first line {@code -- Databricks notebook
- * source}, cells separated by lines {@code -- COMMAND ----------}, markdown cells written as
- * {@code -- MAGIC %md} followed by {@code -- MAGIC <text>} lines. Parameters are Databricks
- * widgets: a cell of {@code CREATE WIDGET TEXT name DEFAULT 'value'} statements declares them,
- * and queries refer to them as named parameter markers {@code :name}, each bound as a quoted and
- * escaped SQL string literal ({@link Statements#bind}).
+ * A SQL notebook in Databricks source format: the first line {@code -- Databricks notebook source},
+ * cells separated by lines {@code -- COMMAND ----------}, markdown cells written as {@code -- MAGIC
+ * %md} followed by {@code -- MAGIC <text>} lines. Parameters are Databricks widgets: a cell of
+ * {@code CREATE WIDGET TEXT name DEFAULT 'value'} statements declares them, and queries refer to
+ * them as named parameter markers {@code :name}, each bound as a quoted and escaped SQL string
+ * literal ({@link Statements#bind}).
  *
  * @param name file name without {@code .sql}
  * @param cells the cells in order
@@ -25,11 +25,16 @@ public record Notebook(String name, List<Cell> cells, Map<String, String> parame
   public static final String HEADER = "-- Databricks notebook source";
   private static final String SEPARATOR = "-- COMMAND ----------";
   private static final String MAGIC = "-- MAGIC";
-  private static final Pattern WIDGET = Pattern.compile(
-      "(?is)CREATE\\s+WIDGET\\s+TEXT\\s+([a-z_][a-z0-9_]*)\\s+DEFAULT\\s+'([^'\\\\]*)'");
+  private static final Pattern WIDGET =
+      Pattern.compile(
+          "(?is)CREATE\\s+WIDGET\\s+TEXT\\s+([a-z_][a-z0-9_]*)\\s+DEFAULT\\s+'([^'\\\\]*)'");
 
   /** A cell's kind. */
-  public enum Kind { MARKDOWN, SQL, WIDGETS }
+  public enum Kind {
+    MARKDOWN,
+    SQL,
+    WIDGETS
+  }
 
   /**
    * @param kind markdown, SQL or widget declarations
@@ -46,8 +51,9 @@ public record Notebook(String name, List<Cell> cells, Map<String, String> parame
   public static Notebook parse(String name, String source) {
     String[] lines = source.replace("\r\n", "\n").split("\n", -1);
     if (lines.length == 0 || !lines[0].strip().equals(HEADER)) {
-      throw new LatelakeException("Cannot read notebook " + name + ": the first line must be '"
-          + HEADER + "'", ExitCode.USAGE);
+      throw new LatelakeException(
+          "Cannot read notebook " + name + ": the first line must be '" + HEADER + "'",
+          ExitCode.USAGE);
     }
     List<List<String>> raw = new ArrayList<>();
     raw.add(new ArrayList<>());
@@ -82,8 +88,13 @@ public record Notebook(String name, List<Cell> cells, Map<String, String> parame
         for (String st : Statements.split(text)) {
           Matcher m = WIDGET.matcher(st);
           if (!m.matches()) {
-            throw new LatelakeException("Cannot read notebook " + name + ": expected CREATE "
-                + "WIDGET TEXT <name> DEFAULT '<value>', got: " + st, ExitCode.USAGE);
+            throw new LatelakeException(
+                "Cannot read notebook "
+                    + name
+                    + ": expected CREATE "
+                    + "WIDGET TEXT <name> DEFAULT '<value>', got: "
+                    + st,
+                ExitCode.USAGE);
           }
           params.put(m.group(1).toLowerCase(java.util.Locale.ROOT), m.group(2));
         }

@@ -1,8 +1,8 @@
 package io.latelake.analyst;
 
-import io.latelake.core.catalog.CatalogConfig;
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
+import io.latelake.core.catalog.CatalogConfig;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.config.Settings;
@@ -13,30 +13,30 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
  * {@code latelake notebook run notebooks/<name>.sql [--param key=value ...]}: runs a notebook's
- * cells in order against the catalog ({@link NotebookRunner}) and writes an HTML page
- * ({@code --output}, default {@code <lake.root>/reports/notebooks/<name>.html}). spark-submit
- * entry point: {@code --class io.latelake.analyst.NotebookMain ... run FILE}. Exit codes: 0 every
- * cell ran, 1 a cell failed (the page shows its error), 2 bad usage (no such file, not a notebook,
- * an undeclared parameter).
+ * cells in order against the catalog ({@link NotebookRunner}) and writes an HTML page ({@code
+ * --output}, default {@code <lake.root>/reports/notebooks/<name>.html}). spark-submit entry point:
+ * {@code --class io.latelake.analyst.NotebookMain ... run FILE}. Exit codes: 0 every cell ran, 1 a
+ * cell failed (the page shows its error), 2 bad usage (no such file, not a notebook, an undeclared
+ * parameter).
  */
-@Command(name = "notebook", mixinStandardHelpOptions = true,
+@Command(
+    name = "notebook",
+    mixinStandardHelpOptions = true,
     description = "Run analyst notebooks (Databricks source format) against the catalog.",
     subcommands = NotebookMain.Run.class)
 public final class NotebookMain implements Runnable {
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
   @picocli.CommandLine.Mixin
   io.latelake.core.cli.ConfigOptions options = new io.latelake.core.cli.ConfigOptions();
@@ -53,29 +53,36 @@ public final class NotebookMain implements Runnable {
   record Prepared(Notebook notebook, Map<String, String> params, Path output) {}
 
   /** {@code notebook run}. */
-  @Command(name = "run", mixinStandardHelpOptions = true,
+  @Command(
+      name = "run",
+      mixinStandardHelpOptions = true,
       description = "Run a notebook's cells in order and write an HTML page.")
   static final class Run extends AnalystCommand<Prepared> {
     @Parameters(index = "0", paramLabel = "NOTEBOOK", description = "notebooks/<name>.sql")
     Path file;
 
-    @Option(names = "--param", paramLabel = "KEY=VALUE",
+    @Option(
+        names = "--param",
+        paramLabel = "KEY=VALUE",
         description = "A widget value, bound to :KEY. Repeatable.")
     Map<String, String> params = new LinkedHashMap<>();
 
-    @Option(names = "--output", paramLabel = "FILE",
+    @Option(
+        names = "--output",
+        paramLabel = "FILE",
         description = "HTML page to write (default <lake.root>/reports/notebooks/<name>.html).")
     Path output;
 
-    @Option(names = "--max-rows", defaultValue = "1000", paramLabel = "N",
+    @Option(
+        names = "--max-rows",
+        defaultValue = "1000",
+        paramLabel = "N",
         description = "Rows shown per cell. Default: ${DEFAULT-VALUE}.")
     int maxRows;
 
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
-    @picocli.CommandLine.ParentCommand
-    NotebookMain parent;
+    @picocli.CommandLine.ParentCommand NotebookMain parent;
 
     @Override
     io.latelake.core.cli.ConfigOptions parentOptions() {
@@ -103,9 +110,11 @@ public final class NotebookMain implements Runnable {
       }
       String name = file.getFileName().toString().replaceFirst("\\.sql$", "");
       Notebook nb = Notebook.parse(name, source);
-      Path out = output != null ? output
-          : Path.of(Settings.of(config).string("lake.root"), "reports", "notebooks",
-              name + ".html");
+      Path out =
+          output != null
+              ? output
+              : Path.of(
+                  Settings.of(config).string("lake.root"), "reports", "notebooks", name + ".html");
       return new Prepared(nb, params, out);
     }
 
@@ -114,9 +123,11 @@ public final class NotebookMain implements Runnable {
       NotebookRunner.Result r = new NotebookRunner(spark, maxRows).run(p.notebook(), p.params());
       write(p.output(), NotebookRunner.html(r));
       PrintWriter out = spec.commandLine().getOut();
-      out.printf("notebook %s: %d cells, %d failed; page: %s%n", p.notebook().name(),
-          r.cells().size(), r.failed(), p.output().toAbsolutePath());
-      r.cells().stream().filter(c -> c.error().isPresent())
+      out.printf(
+          "notebook %s: %d cells, %d failed; page: %s%n",
+          p.notebook().name(), r.cells().size(), r.failed(), p.output().toAbsolutePath());
+      r.cells().stream()
+          .filter(c -> c.error().isPresent())
           .forEach(c -> out.println("  failed: " + c.error().get()));
       out.flush();
       return r.failed() == 0 ? ExitCode.OK : ExitCode.RUNTIME_FAILURE;
@@ -134,5 +145,4 @@ public final class NotebookMain implements Runnable {
       throw new UncheckedIOException("Cannot write " + file, e);
     }
   }
-
 }

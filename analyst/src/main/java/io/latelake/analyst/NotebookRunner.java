@@ -17,10 +17,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs a {@link Notebook}'s cells in order against the session's catalog and renders a
- * self-contained HTML page: markdown rendered (commonmark), each SQL cell with its text, the
- * result of its last statement as a table, its row count and time. A SQL cell is read-only
- * ({@link ReadOnlyGuard}); a failing cell is shown with its error and the run goes on with the
- * next cell.
+ * self-contained HTML page: markdown rendered (commonmark), each SQL cell with its text, the result
+ * of its last statement as a table, its row count and time. A SQL cell is read-only ({@link
+ * ReadOnlyGuard}); a failing cell is shown with its error and the run goes on with the next cell.
  */
 public final class NotebookRunner {
   private static final Logger LOG = LoggerFactory.getLogger(NotebookRunner.class);
@@ -42,8 +41,8 @@ public final class NotebookRunner {
    * @param millis wall-clock time of the cell, ms
    * @param error the error message of a failed cell
    */
-  public record CellResult(Notebook.Cell cell, Optional<ResultTable> result, long millis,
-      Optional<String> error) {}
+  public record CellResult(
+      Notebook.Cell cell, Optional<ResultTable> result, long millis, Optional<String> error) {}
 
   /**
    * @param notebook the notebook
@@ -51,12 +50,16 @@ public final class NotebookRunner {
    * @param cells one result per cell, in order
    */
   public record Result(Notebook notebook, Map<String, String> parameters, List<CellResult> cells) {
-    /** @return the number of failed cells */
+    /**
+     * @return the number of failed cells
+     */
     public long failed() {
       return cells.stream().filter(c -> c.error().isPresent()).count();
     }
 
-    /** @return the results of the SQL cells that ran, in order */
+    /**
+     * @return the results of the SQL cells that ran, in order
+     */
     public List<ResultTable> tables() {
       return cells.stream().flatMap(c -> c.result().stream()).toList();
     }
@@ -70,9 +73,16 @@ public final class NotebookRunner {
     Map<String, String> params = new LinkedHashMap<>(notebook.parameters());
     for (Map.Entry<String, String> e : given.entrySet()) {
       if (!params.containsKey(e.getKey())) {
-        throw new LatelakeException("Invalid value '" + e.getKey() + "=" + e.getValue()
-            + "' for option '--param': notebook " + notebook.name() + " declares "
-            + (params.isEmpty() ? "no parameters" : "only " + params.keySet()), ExitCode.USAGE);
+        throw new LatelakeException(
+            "Invalid value '"
+                + e.getKey()
+                + "="
+                + e.getValue()
+                + "' for option '--param': notebook "
+                + notebook.name()
+                + " declares "
+                + (params.isEmpty() ? "no parameters" : "only " + params.keySet()),
+            ExitCode.USAGE);
       }
       params.put(e.getKey(), e.getValue());
     }
@@ -98,12 +108,18 @@ public final class NotebookRunner {
         }
         long ms = (System.nanoTime() - start) / 1_000_000;
         out.add(new CellResult(cell, Optional.ofNullable(last), ms, Optional.empty()));
-        LOG.info("{} cell {}: {} rows in {} ms", notebook.name(), index,
-            last == null ? 0 : last.rows().size(), ms);
+        LOG.info(
+            "{} cell {}: {} rows in {} ms",
+            notebook.name(),
+            index,
+            last == null ? 0 : last.rows().size(),
+            ms);
       } catch (Exception e) {
         long ms = (System.nanoTime() - start) / 1_000_000;
-        String message = e instanceof org.apache.spark.sql.AnalysisException a
-            ? a.getSimpleMessage() : String.valueOf(e.getMessage());
+        String message =
+            e instanceof org.apache.spark.sql.AnalysisException a
+                ? a.getSimpleMessage()
+                : String.valueOf(e.getMessage());
         LOG.warn("{} cell {} failed: {}", notebook.name(), index, message);
         out.add(new CellResult(cell, Optional.empty(), ms, Optional.of(message)));
       } finally {
@@ -113,13 +129,16 @@ public final class NotebookRunner {
     return new Result(notebook, params, out);
   }
 
-  /** @return the run as a self-contained HTML page */
+  /**
+   * @return the run as a self-contained HTML page
+   */
   public static String html(Result r) {
     Parser parser = Parser.builder().build();
     HtmlRenderer renderer = HtmlRenderer.builder().escapeHtml(true).build();
     StringBuilder h = new StringBuilder();
     h.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>")
-        .append(esc(r.notebook().name())).append("</title><style>")
+        .append(esc(r.notebook().name()))
+        .append("</title><style>")
         .append("body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}")
         .append("pre{background:#f4f4f4;padding:.6em;overflow-x:auto}")
         .append("table{border-collapse:collapse;font-size:.9em;margin:.5em 0}")
@@ -127,7 +146,8 @@ public final class NotebookRunner {
         .append("th{background:#eee}.meta{color:#666;font-size:.85em}")
         .append(".error{background:#fdd;border:1px solid #c00;padding:.6em;white-space:pre-wrap}")
         .append(".null{color:#999}</style></head><body>\n");
-    h.append("<p class=\"meta\">latelake notebook <b>").append(esc(r.notebook().name()))
+    h.append("<p class=\"meta\">latelake notebook <b>")
+        .append(esc(r.notebook().name()))
         .append("</b>");
     if (!r.parameters().isEmpty()) {
       h.append(" — parameters: ");
@@ -135,8 +155,9 @@ public final class NotebookRunner {
       r.parameters().forEach((k, v) -> ps.add(esc(k) + " = <code>" + esc(v) + "</code>"));
       h.append(String.join(", ", ps));
     }
-    h.append(" — ").append(r.failed() == 0 ? "all cells ran"
-        : r.failed() + " cell(s) failed").append("</p>\n");
+    h.append(" — ")
+        .append(r.failed() == 0 ? "all cells ran" : r.failed() + " cell(s) failed")
+        .append("</p>\n");
     int index = 0;
     for (CellResult c : r.cells()) {
       index++;
@@ -149,8 +170,11 @@ public final class NotebookRunner {
         continue;
       }
       if (c.error().isPresent()) {
-        h.append("<div class=\"error\">Cell ").append(index).append(" failed: ")
-            .append(esc(c.error().get())).append("</div>\n");
+        h.append("<div class=\"error\">Cell ")
+            .append(index)
+            .append(" failed: ")
+            .append(esc(c.error().get()))
+            .append("</div>\n");
       } else if (c.result().isPresent()) {
         ResultTable t = c.result().get();
         h.append("<table><tr>");
@@ -165,18 +189,30 @@ public final class NotebookRunner {
         }
         h.append("</table>\n");
       }
-      h.append("<p class=\"meta\">cell ").append(index).append(": ")
-          .append(c.result().map(t -> t.rows().size() + (t.truncated() ? "+ rows (first "
-              + t.rows().size() + " shown)" : t.rows().size() == 1 ? " row" : " rows"))
-              .orElse(c.error().isPresent() ? "failed" : "no result"))
-          .append(", ").append(c.millis()).append(" ms</p>\n");
+      h.append("<p class=\"meta\">cell ")
+          .append(index)
+          .append(": ")
+          .append(
+              c.result()
+                  .map(
+                      t ->
+                          t.rows().size()
+                              + (t.truncated()
+                                  ? "+ rows (first " + t.rows().size() + " shown)"
+                                  : t.rows().size() == 1 ? " row" : " rows"))
+                  .orElse(c.error().isPresent() ? "failed" : "no result"))
+          .append(", ")
+          .append(c.millis())
+          .append(" ms</p>\n");
     }
     h.append("</body></html>\n");
     return h.toString();
   }
 
   private static String esc(String s) {
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return s.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
         .replace("\"", "&quot;");
   }
 }

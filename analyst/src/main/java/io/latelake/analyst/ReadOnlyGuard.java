@@ -23,25 +23,78 @@ import scala.jdk.javaapi.CollectionConverters;
  */
 public final class ReadOnlyGuard {
   /** Simple class names of the logical plan nodes a read-only statement may contain. */
-  static final Set<String> READ_NODES = Set.of(
-      // queries
-      "Project", "Filter", "Aggregate", "Sort", "GlobalLimit", "LocalLimit", "Offset", "Tail",
-      "Join", "LateralJoin", "Union", "Intersect", "Except", "Distinct", "Deduplicate",
-      "SubqueryAlias", "UnresolvedWith", "WithCTE", "CTERelationDef", "CTERelationRef",
-      "UnionLoop", "UnionLoopRef", "UnresolvedRelation", "RelationTimeTravel", "OneRowRelation",
-      "LocalRelation", "UnresolvedInlineTable", "UnresolvedTableValuedFunction",
-      "UnresolvedTVFAliases", "Generate", "Expand", "Window", "WithWindowDefinition", "Pivot",
-      "Unpivot", "Sample", "UnresolvedHint", "RepartitionByExpression", "Repartition",
-      "RebalancePartitions", "UnresolvedSubqueryColumnAliases", "Range",
-      "PlanWithUnresolvedIdentifier", "UnresolvedHaving", "NamedParametersSupport",
-      // SHOW and DESCRIBE
-      "ShowTables", "ShowTablesExtended", "ShowViews", "ShowNamespaces", "ShowNamespacesCommand",
-      "ShowColumns",
-      "ShowTableProperties", "ShowCreateTable", "ShowPartitions", "ShowFunctions",
-      "DescribeRelation", "DescribeColumn", "DescribeNamespace", "DescribeFunction",
-      "UnresolvedNamespace", "UnresolvedTableOrView", "UnresolvedTable", "UnresolvedView",
-      "CurrentNamespace", "UnresolvedFunctionName", "DescribeDeltaHistory",
-      "DescribeDeltaDetailCommand", "UnresolvedPathBasedDeltaTable");
+  static final Set<String> READ_NODES =
+      Set.of(
+          // queries
+          "Project",
+          "Filter",
+          "Aggregate",
+          "Sort",
+          "GlobalLimit",
+          "LocalLimit",
+          "Offset",
+          "Tail",
+          "Join",
+          "LateralJoin",
+          "Union",
+          "Intersect",
+          "Except",
+          "Distinct",
+          "Deduplicate",
+          "SubqueryAlias",
+          "UnresolvedWith",
+          "WithCTE",
+          "CTERelationDef",
+          "CTERelationRef",
+          "UnionLoop",
+          "UnionLoopRef",
+          "UnresolvedRelation",
+          "RelationTimeTravel",
+          "OneRowRelation",
+          "LocalRelation",
+          "UnresolvedInlineTable",
+          "UnresolvedTableValuedFunction",
+          "UnresolvedTVFAliases",
+          "Generate",
+          "Expand",
+          "Window",
+          "WithWindowDefinition",
+          "Pivot",
+          "Unpivot",
+          "Sample",
+          "UnresolvedHint",
+          "RepartitionByExpression",
+          "Repartition",
+          "RebalancePartitions",
+          "UnresolvedSubqueryColumnAliases",
+          "Range",
+          "PlanWithUnresolvedIdentifier",
+          "UnresolvedHaving",
+          "NamedParametersSupport",
+          // SHOW and DESCRIBE
+          "ShowTables",
+          "ShowTablesExtended",
+          "ShowViews",
+          "ShowNamespaces",
+          "ShowNamespacesCommand",
+          "ShowColumns",
+          "ShowTableProperties",
+          "ShowCreateTable",
+          "ShowPartitions",
+          "ShowFunctions",
+          "DescribeRelation",
+          "DescribeColumn",
+          "DescribeNamespace",
+          "DescribeFunction",
+          "UnresolvedNamespace",
+          "UnresolvedTableOrView",
+          "UnresolvedTable",
+          "UnresolvedView",
+          "CurrentNamespace",
+          "UnresolvedFunctionName",
+          "DescribeDeltaHistory",
+          "DescribeDeltaDetailCommand",
+          "UnresolvedPathBasedDeltaTable");
 
   private ReadOnlyGuard() {}
 
@@ -59,8 +112,13 @@ public final class ReadOnlyGuard {
       QueryPlan<?> p = todo.pop();
       String name = p.getClass().getSimpleName();
       if (!READ_NODES.contains(name)) {
-        throw new LatelakeException("Refused " + label + ": it is not read-only (Spark plans it "
-            + "as " + name + "); latelake sql only reads unless --allow-writes is given",
+        throw new LatelakeException(
+            "Refused "
+                + label
+                + ": it is not read-only (Spark plans it "
+                + "as "
+                + name
+                + "); latelake sql only reads unless --allow-writes is given",
             ExitCode.USAGE);
       }
       for (Object child : CollectionConverters.asJava(p.children())) {
@@ -84,8 +142,8 @@ public final class ReadOnlyGuard {
     try {
       return spark.sessionState().sqlParser().parsePlan(statement);
     } catch (ParseException e) {
-      throw new LatelakeException("Cannot parse " + label + ": " + e.getMessage().strip(),
-          ExitCode.USAGE, e);
+      throw new LatelakeException(
+          "Cannot parse " + label + ": " + e.getMessage().strip(), ExitCode.USAGE, e);
     }
   }
 

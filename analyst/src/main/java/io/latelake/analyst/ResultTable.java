@@ -10,8 +10,8 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
 /**
- * The result of one statement as text: column names and rows of values formatted by Spark
- * ({@code CAST(... AS STRING)} in the session time zone, UTC), null for SQL NULL.
+ * The result of one statement as text: column names and rows of values formatted by Spark ({@code
+ * CAST(... AS STRING)} in the session time zone, UTC), null for SQL NULL.
  *
  * @param columns column names
  * @param rows up to the row limit
@@ -19,7 +19,9 @@ import org.apache.spark.sql.Row;
  */
 public record ResultTable(List<String> columns, List<List<String>> rows, boolean truncated) {
 
-  /** @return at most {@code limit} rows of {@code df} */
+  /**
+   * @return at most {@code limit} rows of {@code df}
+   */
   public static ResultTable of(Dataset<Row> df, int limit) {
     String[] names = df.columns();
     Column[] asText = new Column[names.length];
@@ -39,9 +41,12 @@ public record ResultTable(List<String> columns, List<List<String>> rows, boolean
     return new ResultTable(Arrays.asList(names), rows, taken.size() > limit);
   }
 
-  /** @return the rows as "v1 v2 ..." lines (NULL for null), for logs and tests */
+  /**
+   * @return the rows as "v1 v2 ..." lines (NULL for null), for logs and tests
+   */
   public List<String> lines() {
-    return rows.stream().map(r -> String.join(" ", r.stream()
-        .map(v -> v == null ? "NULL" : v).toList())).toList();
+    return rows.stream()
+        .map(r -> String.join(" ", r.stream().map(v -> v == null ? "NULL" : v).toList()))
+        .toList();
   }
 }

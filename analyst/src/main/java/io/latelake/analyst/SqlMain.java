@@ -1,9 +1,9 @@
 package io.latelake.analyst;
 
-import io.latelake.core.catalog.CatalogConfig;
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
+import io.latelake.core.catalog.CatalogConfig;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.config.LakeConfigException;
 import java.io.IOException;
@@ -34,37 +34,49 @@ import picocli.CommandLine.Spec;
  * {@code latelake catalog register}) and prints each result: an aligned table (default), CSV or
  * JSON lines. Statements come from the argument, from {@code -f FILE} or from standard input,
  * separated by semicolons. Read-only unless {@code --allow-writes}: every statement is checked
- * ({@link ReadOnlyGuard}) before the first one runs. Time travel is Delta's SQL:
- * {@code SELECT * FROM latelake_gold.page_views_5m TIMESTAMP AS OF '2024-05-14 10:00:00'} or
- * {@code VERSION AS OF 3}. spark-submit entry point: {@code --class io.latelake.analyst.SqlMain}.
- * Exit codes: 0 ok, 1 runtime failure, 2 bad usage (a write without --allow-writes, a statement
- * that does not parse, a missing table or column).
+ * ({@link ReadOnlyGuard}) before the first one runs. Time travel is Delta's SQL: {@code SELECT *
+ * FROM latelake_gold.page_views_5m TIMESTAMP AS OF '2024-05-14 10:00:00'} or {@code VERSION AS OF
+ * 3}. spark-submit entry point: {@code --class io.latelake.analyst.SqlMain}. Exit codes: 0 ok, 1
+ * runtime failure, 2 bad usage (a write without --allow-writes, a statement that does not parse, a
+ * missing table or column).
  */
-@Command(name = "sql", mixinStandardHelpOptions = true,
+@Command(
+    name = "sql",
+    mixinStandardHelpOptions = true,
     description = "Run SQL against the latelake catalog (read-only unless --allow-writes).")
 public final class SqlMain extends AnalystCommand<List<String>> {
   private static final Logger LOG = LoggerFactory.getLogger(SqlMain.class);
 
-  @Parameters(arity = "0..1", paramLabel = "SQL",
+  @Parameters(
+      arity = "0..1",
+      paramLabel = "SQL",
       description = "Statements (default: -f FILE, else standard input).")
   String text;
 
-  @Option(names = {"-f", "--file"}, paramLabel = "FILE", description = "Read statements from FILE.")
+  @Option(
+      names = {"-f", "--file"},
+      paramLabel = "FILE",
+      description = "Read statements from FILE.")
   Path file;
 
-  @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT",
+  @Option(
+      names = "--format",
+      defaultValue = "table",
+      paramLabel = "FORMAT",
       description = "table | csv | json (JSON lines). Default: ${DEFAULT-VALUE}.")
   String format;
 
-  @Option(names = "--max-rows", defaultValue = "1000", paramLabel = "N",
+  @Option(
+      names = "--max-rows",
+      defaultValue = "1000",
+      paramLabel = "N",
       description = "Rows printed per statement. Default: ${DEFAULT-VALUE}.")
   int maxRows;
 
   @Option(names = "--allow-writes", description = "Allow statements that write or change things.")
   boolean allowWrites;
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
   /** Standard input, replaceable by tests. */
   InputStream stdin = System.in;
@@ -93,8 +105,12 @@ public final class SqlMain extends AnalystCommand<List<String>> {
     }
     String sql;
     try {
-      sql = text != null ? text : file != null ? Files.readString(file)
-          : new String(stdin.readAllBytes(), StandardCharsets.UTF_8);
+      sql =
+          text != null
+              ? text
+              : file != null
+                  ? Files.readString(file)
+                  : new String(stdin.readAllBytes(), StandardCharsets.UTF_8);
     } catch (java.nio.file.NoSuchFileException e) {
       throw LakeConfigException.invalid("--file", file, "no such file");
     } catch (IOException e) {
@@ -121,8 +137,13 @@ public final class SqlMain extends AnalystCommand<List<String>> {
    * @throws LatelakeException (exit 2) for a refused or unparsable statement, or one naming a
    *     missing table or column
    */
-  public static void execute(SparkSession spark, List<String> statements, boolean allowWrites,
-      String format, int maxRows, PrintWriter out) {
+  public static void execute(
+      SparkSession spark,
+      List<String> statements,
+      boolean allowWrites,
+      String format,
+      int maxRows,
+      PrintWriter out) {
     for (int i = 0; i < statements.size(); i++) {
       String label = label(i, statements.size());
       if (allowWrites) {
@@ -148,8 +169,8 @@ public final class SqlMain extends AnalystCommand<List<String>> {
       return spark.sql(statement);
     } catch (Exception e) {
       if (e instanceof AnalysisException a) {
-        throw new LatelakeException("Cannot run " + label + ": " + a.getSimpleMessage(),
-            ExitCode.USAGE, e);
+        throw new LatelakeException(
+            "Cannot run " + label + ": " + a.getSimpleMessage(), ExitCode.USAGE, e);
       }
       throw e;
     }
@@ -168,8 +189,8 @@ public final class SqlMain extends AnalystCommand<List<String>> {
     ResultTable t = ResultTable.of(df, maxRows);
     if (format.equals("csv")) {
       try {
-        CSVPrinter csv = new CSVPrinter(out, CSVFormat.RFC4180.builder()
-            .setRecordSeparator('\n').get());
+        CSVPrinter csv =
+            new CSVPrinter(out, CSVFormat.RFC4180.builder().setRecordSeparator('\n').get());
         csv.printRecord(t.columns());
         for (List<String> r : t.rows()) {
           csv.printRecord(r);
@@ -183,7 +204,9 @@ public final class SqlMain extends AnalystCommand<List<String>> {
     out.print(aligned(t));
   }
 
-  /** @return the result as an aligned text table with a row count line */
+  /**
+   * @return the result as an aligned text table with a row count line
+   */
   public static String aligned(ResultTable t) {
     int n = t.columns().size();
     int[] width = new int[n];
@@ -203,8 +226,11 @@ public final class SqlMain extends AnalystCommand<List<String>> {
     for (List<String> r : t.rows()) {
       line(sb, r, width);
     }
-    sb.append('(').append(t.rows().size()).append(t.rows().size() == 1 ? " row" : " rows")
-        .append(t.truncated() ? ", more not shown" : "").append(")\n");
+    sb.append('(')
+        .append(t.rows().size())
+        .append(t.rows().size() == 1 ? " row" : " rows")
+        .append(t.truncated() ? ", more not shown" : "")
+        .append(")\n");
     return sb.toString();
   }
 

@@ -13,7 +13,9 @@ import java.util.Map;
 public final class Statements {
   private Statements() {}
 
-  /** @return the statements, trimmed, without empty or comment-only ones */
+  /**
+   * @return the statements, trimmed, without empty or comment-only ones
+   */
   public static List<String> split(String sql) {
     List<String> out = new ArrayList<>();
     StringBuilder cur = new StringBuilder();
@@ -65,8 +67,8 @@ public final class Statements {
   /**
    * Binds named parameter markers {@code :name} outside string literals, quoted identifiers and
    * comments to the given values, each written as a SQL string literal (quoted, backslashes and
-   * quotes escaped), so a value can never become SQL. Markers without a value are left as they
-   * are ({@code ::} casts too). Used instead of {@code spark.sql(text, args)} because Delta's SQL
+   * quotes escaped), so a value can never become SQL. Markers without a value are left as they are
+   * ({@code ::} casts too). Used instead of {@code spark.sql(text, args)} because Delta's SQL
    * parser does not pass Spark 4.1's parameter context on.
    *
    * @return the statement with the markers replaced
@@ -90,8 +92,10 @@ public final class Statements {
           end += sql.charAt(end) == '\\' && c != '`' ? 2 : 1;
         }
         end = Math.min(end + 1, n);
-      } else if (c == ':' && (i == 0 || !isPart(sql.charAt(i - 1)) && sql.charAt(i - 1) != ':')
-          && i + 1 < n && Character.isLetter(sql.charAt(i + 1))) {
+      } else if (c == ':'
+          && (i == 0 || !isPart(sql.charAt(i - 1)) && sql.charAt(i - 1) != ':')
+          && i + 1 < n
+          && Character.isLetter(sql.charAt(i + 1))) {
         end = i + 1;
         while (end < n && isPart(sql.charAt(end))) {
           end++;

@@ -21,14 +21,13 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code latelake sql} as a user runs it (its own session, the local metastore in the lake):
- * the result on standard output, nothing from latelake on standard error or in the log at the
- * default level; the effective configuration only at DEBUG.
+ * {@code latelake sql} as a user runs it (its own session, the local metastore in the lake): the
+ * result on standard output, nothing from latelake on standard error or in the log at the default
+ * level; the effective configuration only at DEBUG.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AnalystCommandLogTest {
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
   final StringWriter log = new StringWriter();
   WriterAppender capture;
 
@@ -38,8 +37,12 @@ class AnalystCommandLogTest {
     System.setProperty("spark.ui.enabled", "false");
     LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
     Configuration cfg = ctx.getConfiguration();
-    capture = WriterAppender.newBuilder().setName("capture").setTarget(log)
-        .setLayout(PatternLayout.newBuilder().withPattern("%-5p %c{1}: %m%n").build()).build();
+    capture =
+        WriterAppender.newBuilder()
+            .setName("capture")
+            .setTarget(log)
+            .setLayout(PatternLayout.newBuilder().withPattern("%-5p %c{1}: %m%n").build())
+            .build();
     capture.start();
     cfg.addAppender(capture);
     cfg.getLoggerConfig("io.latelake").addAppender(capture, null, null);
@@ -56,9 +59,15 @@ class AnalystCommandLogTest {
   }
 
   int sql(StringWriter out, StringWriter err, String statement) {
-    return Launcher.execute(new SqlMain(), new PrintWriter(out), new PrintWriter(err),
-        "--set", "lake.root=\"" + tmp.resolve("lake") + "\"", "--set",
-        "lake.spark.shuffle-partitions=2", statement);
+    return Launcher.execute(
+        new SqlMain(),
+        new PrintWriter(out),
+        new PrintWriter(err),
+        "--set",
+        "lake.root=\"" + tmp.resolve("lake") + "\"",
+        "--set",
+        "lake.spark.shuffle-partitions=2",
+        statement);
   }
 
   @Test
@@ -68,7 +77,9 @@ class AnalystCommandLogTest {
 
     assertThat(sql(out, err, "SELECT 1 AS one")).isZero();
 
-    assertThat(out.toString()).isEqualTo("""
+    assertThat(out.toString())
+        .isEqualTo(
+            """
         one
         ---
         1
@@ -84,7 +95,8 @@ class AnalystCommandLogTest {
       Configurator.setLevel("io.latelake.analyst", Level.INFO);
     }
     assertThat(log.toString())
-        .contains("DEBUG AnalystCommand: Effective configuration:\n",
+        .contains(
+            "DEBUG AnalystCommand: Effective configuration:\n",
             "lake.catalog.databases.gold = \"latelake_gold\"",
             "DEBUG SqlMain: Running the statement: SELECT 2 AS two");
   }

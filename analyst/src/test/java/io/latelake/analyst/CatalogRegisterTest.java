@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import io.latelake.core.catalog.CatalogConfig;
-import io.latelake.core.catalog.CatalogRegister;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
 import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
+import io.latelake.core.catalog.CatalogConfig;
+import io.latelake.core.catalog.CatalogRegister;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.table.TableRegistry;
 import java.nio.file.Files;
@@ -35,8 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CatalogRegisterTest {
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
   SparkSession spark;
   Config config;
   TableRegistry tables;
@@ -63,8 +62,15 @@ class CatalogRegisterTest {
   }
 
   List<String> describe(String table, String where, String expr) {
-    return spark.sql("DESCRIBE TABLE " + table).where(where).selectExpr(expr)
-        .as(Encoders.STRING()).collectAsList().stream().sorted().toList();
+    return spark
+        .sql("DESCRIBE TABLE " + table)
+        .where(where)
+        .selectExpr(expr)
+        .as(Encoders.STRING())
+        .collectAsList()
+        .stream()
+        .sorted()
+        .toList();
   }
 
   @Test
@@ -72,9 +78,13 @@ class CatalogRegisterTest {
   void registersEveryTableAndOneStatusViewPerMetric() {
     CatalogRegister.Result r = new CatalogRegister(spark, catalog).run();
 
-    assertThat(r.names()).containsExactly("latelake_gold.page_5m", "latelake_gold.page_5m_status",
-        "latelake_monitoring.corrections_log", "latelake_monitoring.lateness_cdf",
-        "latelake_monitoring.stream_progress");
+    assertThat(r.names())
+        .containsExactly(
+            "latelake_gold.page_5m",
+            "latelake_gold.page_5m_status",
+            "latelake_monitoring.corrections_log",
+            "latelake_monitoring.lateness_cdf",
+            "latelake_monitoring.stream_progress");
     assertThat(r.tablesCreated()).isEqualTo(4);
     assertThat(r.tablesUnchanged()).isZero();
     assertThat(r.viewsCreated()).isEqualTo(1);
@@ -82,11 +92,13 @@ class CatalogRegisterTest {
     assertThat(Files.isDirectory(tmp.resolve("lake/metastore_db"))).isTrue();
     assertThat(rows("SELECT concat_ws(' ', page, views) FROM latelake_gold.page_5m"))
         .containsExactly("/home 1", "/home 2", "/pricing 2", "1");
-    assertThat(rows("SELECT concat_ws(' | ', date_format(window_start, 'yyyy-MM-dd HH:mm'), "
-        + "coalesce(page, 'NULL'), status, coalesce(last_change, 'NULL'), "
-        + "coalesce(date_format(last_changed_at, 'HH:mm'), 'NULL'), "
-        + "coalesce(last_change_reason, 'NULL'), date_format(last_watermark, 'HH:mm'), closed) "
-        + "FROM latelake_gold.page_5m_status"))
+    assertThat(
+            rows(
+                "SELECT concat_ws(' | ', date_format(window_start, 'yyyy-MM-dd HH:mm'), "
+                    + "coalesce(page, 'NULL'), status, coalesce(last_change, 'NULL'), "
+                    + "coalesce(date_format(last_changed_at, 'HH:mm'), 'NULL'), "
+                    + "coalesce(last_change_reason, 'NULL'), date_format(last_watermark, 'HH:mm'), closed) "
+                    + "FROM latelake_gold.page_5m_status"))
         .containsExactly(
             "2024-05-14 10:00 | /home | restated | {\"views\":1,\"total_duration_s\":7.0} → "
                 + "{\"views\":2,\"total_duration_s\":12.0} | 11:00 | LATE_ARRIVAL | 11:05 | true",
@@ -99,26 +111,42 @@ class CatalogRegisterTest {
   @Order(2)
   void theViewsStatusIsTheJavaGoldStatusOnAReplayedOldDataset() {
     io.latelake.core.metric.MetricSpec metric = catalog.metrics().get(0);
-    List<String> java = io.latelake.core.metric.GoldStatus.withStatus(spark, tables, metric,
-            catalog.horizon())
-        .selectExpr("concat_ws(' ', date_format(window_end, 'yyyy-MM-dd HH:mm'), status)")
-        .as(Encoders.STRING()).collectAsList().stream().sorted().toList();
+    List<String> java =
+        io.latelake.core.metric.GoldStatus.withStatus(spark, tables, metric, catalog.horizon())
+            .selectExpr("concat_ws(' ', date_format(window_end, 'yyyy-MM-dd HH:mm'), status)")
+            .as(Encoders.STRING())
+            .collectAsList()
+            .stream()
+            .sorted()
+            .toList();
 
-    assertThat(java).containsExactly("2024-05-14 10:05 restated", "2024-05-14 10:05 settled",
-        "2024-05-14 10:10 provisional", "2100-01-01 00:05 provisional");
-    assertThat(rows("SELECT concat_ws(' ', date_format(window_end, 'yyyy-MM-dd HH:mm'), status) "
-        + "FROM latelake_gold.page_5m_status")).isEqualTo(java);
+    assertThat(java)
+        .containsExactly(
+            "2024-05-14 10:05 restated",
+            "2024-05-14 10:05 settled",
+            "2024-05-14 10:10 provisional",
+            "2100-01-01 00:05 provisional");
+    assertThat(
+            rows(
+                "SELECT concat_ws(' ', date_format(window_end, 'yyyy-MM-dd HH:mm'), status) "
+                    + "FROM latelake_gold.page_5m_status"))
+        .isEqualTo(java);
   }
 
   @Test
   @Order(2)
   void completenessIsTheProfilersWindowEstimateOfTheSlowestSource() {
     long now = Instant.now().getEpochSecond();
-    List<Row> rows = spark.sql("SELECT unix_seconds(window_end), completeness FROM "
-        + "latelake_gold.page_5m_status").collectAsList();
+    List<Row> rows =
+        spark
+            .sql(
+                "SELECT unix_seconds(window_end), completeness FROM "
+                    + "latelake_gold.page_5m_status")
+            .collectAsList();
     assertThat(rows).hasSize(4);
     for (Row row : rows) {
-      assertThat(row.getDouble(1)).as("window ending %s", row.get(0))
+      assertThat(row.getDouble(1))
+          .as("window ending %s", row.get(0))
           .isCloseTo(AnalystLake.webCompleteness(row.getLong(0), now), within(1e-6));
     }
   }
@@ -126,25 +154,37 @@ class CatalogRegisterTest {
   @Test
   @Order(3)
   void tablesAndViewsCarryComments() {
-    assertThat(describe("latelake_gold.page_5m", "col_name IN ('window_start', 'corrected_at')",
-        "concat_ws(' = ', col_name, comment)"))
-        .containsExactly("corrected_at = When a correction last changed the row (UTC); null if "
-            + "never.", "window_start = Window start, inclusive (UTC).");
-    assertThat(describe("latelake_gold.page_5m_status", "col_name = 'status'",
-        "concat_ws(' = ', col_name, comment)"))
-        .containsExactly("status = provisional until window_end + lake.correction.horizon is "
-            + "at or before last_watermark, then settled; restated once a correction changed the "
-            + "row.");
+    assertThat(
+            describe(
+                "latelake_gold.page_5m",
+                "col_name IN ('window_start', 'corrected_at')",
+                "concat_ws(' = ', col_name, comment)"))
+        .containsExactly(
+            "corrected_at = When a correction last changed the row (UTC); null if " + "never.",
+            "window_start = Window start, inclusive (UTC).");
+    assertThat(
+            describe(
+                "latelake_gold.page_5m_status",
+                "col_name = 'status'",
+                "concat_ws(' = ', col_name, comment)"))
+        .containsExactly(
+            "status = provisional until window_end + lake.correction.horizon is "
+                + "at or before last_watermark, then settled; restated once a correction changed the "
+                + "row.");
   }
 
   @Test
   @Order(4)
   void registeringTwiceChangesNothing() {
-    List<String> paths = List.of(tables.gold("page_5m"), tables.streamProgress(),
-        tables.monitoring("corrections_log"), tables.monitoring("lateness_cdf"));
+    List<String> paths =
+        List.of(
+            tables.gold("page_5m"),
+            tables.streamProgress(),
+            tables.monitoring("corrections_log"),
+            tables.monitoring("lateness_cdf"));
     List<Long> versions = paths.stream().map(p -> AnalystLake.version(spark, p)).toList();
-    List<String> viewText = describe("EXTENDED latelake_gold.page_5m_status",
-        "col_name = 'View Text'", "data_type");
+    List<String> viewText =
+        describe("EXTENDED latelake_gold.page_5m_status", "col_name = 'View Text'", "data_type");
 
     CatalogRegister.Result r = new CatalogRegister(spark, catalog).run();
 
@@ -153,33 +193,47 @@ class CatalogRegisterTest {
     assertThat(r.commentsSet()).isZero();
     assertThat(r.viewsCreated()).isZero();
     assertThat(r.viewsUnchanged()).isEqualTo(1);
-    assertThat(paths.stream().map(p -> AnalystLake.version(spark, p)).toList())
-        .isEqualTo(versions);
-    assertThat(describe("EXTENDED latelake_gold.page_5m_status",
-        "col_name = 'View Text'", "data_type")).isEqualTo(viewText);
-    assertThat(spark.sql("SHOW TABLES IN latelake_gold").selectExpr("tableName")
-        .as(Encoders.STRING()).collectAsList()).containsExactlyInAnyOrder("page_5m",
-            "page_5m_status");
+    assertThat(paths.stream().map(p -> AnalystLake.version(spark, p)).toList()).isEqualTo(versions);
+    assertThat(
+            describe(
+                "EXTENDED latelake_gold.page_5m_status", "col_name = 'View Text'", "data_type"))
+        .isEqualTo(viewText);
+    assertThat(
+            spark
+                .sql("SHOW TABLES IN latelake_gold")
+                .selectExpr("tableName")
+                .as(Encoders.STRING())
+                .collectAsList())
+        .containsExactlyInAnyOrder("page_5m", "page_5m_status");
   }
 
   @Test
   @Order(5)
   void rowsWrittenAfterRegistrationAreSeenThroughTheNamesAndTheView() {
-    AnalystLake.save(spark, tables.gold("page_5m"), "SELECT TIMESTAMP'2024-05-14 10:30:00' AS "
-        + "window_start, TIMESTAMP'2024-05-14 10:35:00' AS window_end, '/docs' AS page, 4L AS "
-        + "views, 8.0D AS total_duration_s, TIMESTAMP'2024-05-14 10:31:00' AS updated_at, "
-        + "TIMESTAMP'2024-05-14 12:00:00' AS corrected_at");
-    AnalystLake.save(spark, tables.monitoring("corrections_log"), "SELECT 'r2' AS run_id, "
-        + "'page_5m' AS metric, TIMESTAMP'2024-05-14 10:30:00' AS window_start, "
-        + "TIMESTAMP'2024-05-14 10:35:00' AS window_end, '{\"page\":\"/docs\"}' AS keys, "
-        + "'{\"views\":3,\"total_duration_s\":6.0}' AS old_values, "
-        + "'{\"views\":4,\"total_duration_s\":8.0}' AS new_values, 'LATE_ARRIVAL' AS reason, "
-        + "'restate' AS policy, TIMESTAMP'2024-05-14 12:00:00' AS corrected_at");
+    AnalystLake.save(
+        spark,
+        tables.gold("page_5m"),
+        "SELECT TIMESTAMP'2024-05-14 10:30:00' AS "
+            + "window_start, TIMESTAMP'2024-05-14 10:35:00' AS window_end, '/docs' AS page, 4L AS "
+            + "views, 8.0D AS total_duration_s, TIMESTAMP'2024-05-14 10:31:00' AS updated_at, "
+            + "TIMESTAMP'2024-05-14 12:00:00' AS corrected_at");
+    AnalystLake.save(
+        spark,
+        tables.monitoring("corrections_log"),
+        "SELECT 'r2' AS run_id, "
+            + "'page_5m' AS metric, TIMESTAMP'2024-05-14 10:30:00' AS window_start, "
+            + "TIMESTAMP'2024-05-14 10:35:00' AS window_end, '{\"page\":\"/docs\"}' AS keys, "
+            + "'{\"views\":3,\"total_duration_s\":6.0}' AS old_values, "
+            + "'{\"views\":4,\"total_duration_s\":8.0}' AS new_values, 'LATE_ARRIVAL' AS reason, "
+            + "'restate' AS policy, TIMESTAMP'2024-05-14 12:00:00' AS corrected_at");
 
-    assertThat(rows("SELECT concat_ws(' ', page, status, last_change) FROM "
-        + "latelake_gold.page_5m_status WHERE page = '/docs'"))
-        .containsExactly("/docs restated {\"views\":3,\"total_duration_s\":6.0} → "
-            + "{\"views\":4,\"total_duration_s\":8.0}");
+    assertThat(
+            rows(
+                "SELECT concat_ws(' ', page, status, last_change) FROM "
+                    + "latelake_gold.page_5m_status WHERE page = '/docs'"))
+        .containsExactly(
+            "/docs restated {\"views\":3,\"total_duration_s\":6.0} → "
+                + "{\"views\":4,\"total_duration_s\":8.0}");
     assertThat(rows("SELECT CAST(count(*) AS STRING) FROM latelake_gold.page_5m"))
         .containsExactly("5");
   }
@@ -187,21 +241,37 @@ class CatalogRegisterTest {
   @Test
   @Order(6)
   void aNameRegisteredAtAnotherLocationAndADisabledCatalogAreRefused() {
-    Config other = config.withValue("lake.root",
-        ConfigValueFactory.fromAnyRef(tmp.resolve("other").toString()));
-    AnalystLake.save(spark, TableRegistry.fromConfig(other).gold("page_5m"),
+    Config other =
+        config.withValue(
+            "lake.root", ConfigValueFactory.fromAnyRef(tmp.resolve("other").toString()));
+    AnalystLake.save(
+        spark,
+        TableRegistry.fromConfig(other).gold("page_5m"),
         "SELECT * FROM latelake_gold.page_5m");
     assertThatThrownBy(() -> new CatalogRegister(spark, CatalogConfig.fromConfig(other)).run())
-        .isInstanceOfSatisfying(LatelakeException.class,
-            e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
-        .hasMessage("Cannot register latelake_gold.page_5m at 'file:" + tmp.resolve("other")
-            + "/gold/page_5m': the name is registered at 'file:" + tmp.resolve("lake")
-            + "/gold/page_5m' (another lake.root?)");
-    assertThatThrownBy(() -> new CatalogRegister(spark, CatalogConfig.fromConfig(
-        config.withValue("lake.catalog.enabled", ConfigValueFactory.fromAnyRef(false)))).run())
+        .isInstanceOfSatisfying(
+            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+        .hasMessage(
+            "Cannot register latelake_gold.page_5m at 'file:"
+                + tmp.resolve("other")
+                + "/gold/page_5m': the name is registered at 'file:"
+                + tmp.resolve("lake")
+                + "/gold/page_5m' (another lake.root?)");
+    assertThatThrownBy(
+            () ->
+                new CatalogRegister(
+                        spark,
+                        CatalogConfig.fromConfig(
+                            config.withValue(
+                                "lake.catalog.enabled", ConfigValueFactory.fromAnyRef(false))))
+                    .run())
         .hasMessage("Cannot register the catalog: lake.catalog.enabled is false");
-    assertThatThrownBy(() -> CatalogConfig.fromConfig(config.withValue(
-        "lake.catalog.databases.gold", ConfigValueFactory.fromAnyRef("gold; DROP"))))
+    assertThatThrownBy(
+            () ->
+                CatalogConfig.fromConfig(
+                    config.withValue(
+                        "lake.catalog.databases.gold",
+                        ConfigValueFactory.fromAnyRef("gold; DROP"))))
         .isInstanceOf(LakeConfigException.class)
         .hasMessageContaining("lake.catalog.databases.gold");
   }

@@ -29,8 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SqlMainTest extends SparkTestBase {
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
   String gold;
   String log;
 
@@ -38,10 +37,13 @@ class SqlMainTest extends SparkTestBase {
   void tables() {
     gold = tmp.resolve("gold/page_5m").toString();
     log = tmp.resolve("monitoring/corrections_log").toString();
-    AnalystLake.save(spark, gold, "SELECT * FROM VALUES "
-        + "(TIMESTAMP'2024-05-14 10:00:00', '/home', 2L, 12.0D), "
-        + "(TIMESTAMP'2024-05-14 10:00:00', '/pricing', 2L, 10.0D) "
-        + "AS t(window_start, page, views, total_duration_s)");
+    AnalystLake.save(
+        spark,
+        gold,
+        "SELECT * FROM VALUES "
+            + "(TIMESTAMP'2024-05-14 10:00:00', '/home', 2L, 12.0D), "
+            + "(TIMESTAMP'2024-05-14 10:00:00', '/pricing', 2L, 10.0D) "
+            + "AS t(window_start, page, views, total_duration_s)");
     AnalystLake.save(spark, log, "SELECT 'r1' AS run_id, 'page_5m' AS metric");
     spark.sql("CREATE DATABASE latelake_gold");
     spark.sql("CREATE TABLE latelake_gold.page_5m USING delta LOCATION '" + gold + "'");
@@ -61,9 +63,13 @@ class SqlMainTest extends SparkTestBase {
   @Test
   @Order(1)
   void printsEachResultAsAnAlignedTableCsvOrJsonLines() {
-    assertThat(run("SELECT page, views, total_duration_s, CAST(NULL AS STRING) AS note "
-        + "FROM latelake_gold.page_5m ORDER BY page; SHOW TABLES IN latelake_gold", "table"))
-        .isEqualTo("""
+    assertThat(
+            run(
+                "SELECT page, views, total_duration_s, CAST(NULL AS STRING) AS note "
+                    + "FROM latelake_gold.page_5m ORDER BY page; SHOW TABLES IN latelake_gold",
+                "table"))
+        .isEqualTo(
+            """
             page     | views | total_duration_s | note
             ---------+-------+------------------+-----
             /home    | 2     | 12.0             | NULL
@@ -75,14 +81,23 @@ class SqlMainTest extends SparkTestBase {
             latelake_gold | page_5m         | false
             (2 rows)
             """);
-    assertThat(run("SELECT page, window_start, 'a,\"b' AS x FROM latelake_gold.page_5m "
-        + "ORDER BY page", "csv")).isEqualTo("""
+    assertThat(
+            run(
+                "SELECT page, window_start, 'a,\"b' AS x FROM latelake_gold.page_5m "
+                    + "ORDER BY page",
+                "csv"))
+        .isEqualTo(
+            """
             page,window_start,x
             /home,2024-05-14 10:00:00,"a,""b"
             /pricing,2024-05-14 10:00:00,"a,""b"
             """);
-    assertThat(run("SELECT page, views, window_start FROM latelake_gold.page_5m ORDER BY page",
-        "json")).isEqualTo("""
+    assertThat(
+            run(
+                "SELECT page, views, window_start FROM latelake_gold.page_5m ORDER BY page",
+                "json"))
+        .isEqualTo(
+            """
             {"page":"/home","views":2,"window_start":"2024-05-14T10:00:00.000Z"}
             {"page":"/pricing","views":2,"window_start":"2024-05-14T10:00:00.000Z"}
             """);
@@ -91,17 +106,20 @@ class SqlMainTest extends SparkTestBase {
   @Test
   @Order(2)
   void readOnlyStatementsPassTheGuard() {
-    for (String sql : List.of(
-        "WITH t AS (SELECT * FROM latelake_gold.page_5m) SELECT page FROM t WHERE views > "
-            + "(SELECT min(views) - 1 FROM latelake_gold.page_5m)",
-        "SELECT * FROM latelake_gold.page_5m VERSION AS OF 0",
-        "SELECT * FROM latelake_gold.page_5m TIMESTAMP AS OF '2100-01-01 00:00:00'",
-        "SELECT page, count(*) FROM latelake_gold.page_5m GROUP BY page HAVING count(*) > 0 "
-            + "UNION ALL SELECT 'x', 1",
-        "SELECT * FROM latelake_gold.page_5m a JOIN latelake_gold.page_5m b USING (page) "
-            + "WHERE EXISTS (SELECT 1 FROM latelake_gold.corrections_log) LIMIT 1",
-        "SHOW TABLES IN latelake_gold", "DESCRIBE TABLE latelake_gold.page_5m",
-        "DESCRIBE HISTORY latelake_gold.page_5m", "SHOW DATABASES")) {
+    for (String sql :
+        List.of(
+            "WITH t AS (SELECT * FROM latelake_gold.page_5m) SELECT page FROM t WHERE views > "
+                + "(SELECT min(views) - 1 FROM latelake_gold.page_5m)",
+            "SELECT * FROM latelake_gold.page_5m VERSION AS OF 0",
+            "SELECT * FROM latelake_gold.page_5m TIMESTAMP AS OF '2100-01-01 00:00:00'",
+            "SELECT page, count(*) FROM latelake_gold.page_5m GROUP BY page HAVING count(*) > 0 "
+                + "UNION ALL SELECT 'x', 1",
+            "SELECT * FROM latelake_gold.page_5m a JOIN latelake_gold.page_5m b USING (page) "
+                + "WHERE EXISTS (SELECT 1 FROM latelake_gold.corrections_log) LIMIT 1",
+            "SHOW TABLES IN latelake_gold",
+            "DESCRIBE TABLE latelake_gold.page_5m",
+            "DESCRIBE HISTORY latelake_gold.page_5m",
+            "SHOW DATABASES")) {
       ReadOnlyGuard.check(spark, sql, "the statement");
     }
     assertThat(run("SELECT count(*) AS n FROM latelake_gold.page_5m VERSION AS OF 0", "csv"))
@@ -110,27 +128,34 @@ class SqlMainTest extends SparkTestBase {
 
   static Stream<Arguments> writes() {
     return Stream.of(
-        Arguments.of("INSERT INTO latelake_gold.page_5m SELECT * FROM latelake_gold.page_5m",
+        Arguments.of(
+            "INSERT INTO latelake_gold.page_5m SELECT * FROM latelake_gold.page_5m",
             "InsertIntoStatement"),
-        Arguments.of("MERGE INTO latelake_gold.page_5m t USING latelake_gold.page_5m s "
-            + "ON t.page = s.page WHEN MATCHED THEN UPDATE SET views = 0", "MergeIntoTable"),
+        Arguments.of(
+            "MERGE INTO latelake_gold.page_5m t USING latelake_gold.page_5m s "
+                + "ON t.page = s.page WHEN MATCHED THEN UPDATE SET views = 0",
+            "MergeIntoTable"),
         Arguments.of("DELETE FROM latelake_gold.page_5m WHERE views > 0", "DeleteFromTable"),
         Arguments.of("UPDATE latelake_gold.page_5m SET views = 0", "UpdateTable"),
         Arguments.of("DROP TABLE latelake_gold.page_5m", "DropTable"),
-        Arguments.of("CREATE TABLE latelake_gold.x USING delta AS SELECT 1 AS a",
-            "CreateTableAsSelect"),
+        Arguments.of(
+            "CREATE TABLE latelake_gold.x USING delta AS SELECT 1 AS a", "CreateTableAsSelect"),
         Arguments.of("CREATE VIEW latelake_gold.v AS SELECT 1 AS a", "CreateView"),
-        Arguments.of("ALTER TABLE latelake_gold.page_5m SET TBLPROPERTIES ('a' = 'b')",
+        Arguments.of(
+            "ALTER TABLE latelake_gold.page_5m SET TBLPROPERTIES ('a' = 'b')",
             "SetTableProperties"),
         Arguments.of("OPTIMIZE latelake_gold.page_5m", "OptimizeTableCommand"),
         Arguments.of("VACUUM latelake_gold.page_5m", "VacuumTableCommand"),
         Arguments.of("TRUNCATE TABLE latelake_gold.page_5m", "TruncateTable"),
-        Arguments.of("RESTORE TABLE latelake_gold.page_5m TO VERSION AS OF 0",
-            "RestoreTableStatement"),
-        Arguments.of("WITH s AS (SELECT * FROM latelake_gold.page_5m) "
-            + "INSERT INTO latelake_gold.page_5m SELECT * FROM s", "InsertIntoStatement"),
-        Arguments.of("INSERT OVERWRITE DIRECTORY '" + tmp.resolve("out") + "' USING parquet "
-            + "SELECT 1", "InsertIntoDir"),
+        Arguments.of(
+            "RESTORE TABLE latelake_gold.page_5m TO VERSION AS OF 0", "RestoreTableStatement"),
+        Arguments.of(
+            "WITH s AS (SELECT * FROM latelake_gold.page_5m) "
+                + "INSERT INTO latelake_gold.page_5m SELECT * FROM s",
+            "InsertIntoStatement"),
+        Arguments.of(
+            "INSERT OVERWRITE DIRECTORY '" + tmp.resolve("out") + "' USING parquet " + "SELECT 1",
+            "InsertIntoDir"),
         Arguments.of("CACHE TABLE latelake_gold.page_5m", "CacheTable"),
         Arguments.of("SET spark.sql.shuffle.partitions = 3", "SetCommand"));
   }
@@ -142,10 +167,12 @@ class SqlMainTest extends SparkTestBase {
     List<Long> before = versions();
 
     assertThatThrownBy(() -> run(sql, "table"))
-        .isInstanceOfSatisfying(LatelakeException.class,
-            e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
-        .hasMessage("Refused the statement: it is not read-only (Spark plans it as " + node
-            + "); latelake sql only reads unless --allow-writes is given");
+        .isInstanceOfSatisfying(
+            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+        .hasMessage(
+            "Refused the statement: it is not read-only (Spark plans it as "
+                + node
+                + "); latelake sql only reads unless --allow-writes is given");
     assertThat(versions()).isEqualTo(before);
     assertThat(spark.catalog().tableExists("latelake_gold.page_5m")).isTrue();
   }
@@ -156,21 +183,31 @@ class SqlMainTest extends SparkTestBase {
     List<Long> before = versions();
     StringWriter text = new StringWriter();
 
-    assertThatThrownBy(() -> SqlMain.execute(spark, Statements.split(
-        "SELECT 1; -- fine; really\nDELETE FROM latelake_gold.page_5m; SELECT 2"), false,
-        "table", 10, new PrintWriter(text)))
-        .hasMessage("Refused statement 2: it is not read-only (Spark plans it as "
-            + "DeleteFromTable); latelake sql only reads unless --allow-writes is given");
+    assertThatThrownBy(
+            () ->
+                SqlMain.execute(
+                    spark,
+                    Statements.split(
+                        "SELECT 1; -- fine; really\nDELETE FROM latelake_gold.page_5m; SELECT 2"),
+                    false,
+                    "table",
+                    10,
+                    new PrintWriter(text)))
+        .hasMessage(
+            "Refused statement 2: it is not read-only (Spark plans it as "
+                + "DeleteFromTable); latelake sql only reads unless --allow-writes is given");
     assertThat(text.toString()).isEmpty();
     assertThat(versions()).isEqualTo(before);
     assertThat(Statements.split("SELECT ';' AS a; SELECT `;` FROM t /* ; */; -- ;\n"))
         .containsExactly("SELECT ';' AS a", "SELECT `;` FROM t /* ; */");
-    assertThat(Statements.bind("SELECT :a, ':a', x::int, :b -- :a\nFROM t WHERE c=:a",
-        java.util.Map.of("a", "it's \\")))
+    assertThat(
+            Statements.bind(
+                "SELECT :a, ':a', x::int, :b -- :a\nFROM t WHERE c=:a",
+                java.util.Map.of("a", "it's \\")))
         .isEqualTo("SELECT 'it\\'s \\\\', ':a', x::int, :b -- :a\nFROM t WHERE c='it\\'s \\\\'");
     assertThatThrownBy(() -> run("SELECT 1 SELECT 2", "table"))
-        .isInstanceOfSatisfying(LatelakeException.class,
-            e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+        .isInstanceOfSatisfying(
+            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
         .hasMessageStartingWith("Cannot parse the statement: [PARSE_SYNTAX_ERROR]");
   }
 
@@ -178,8 +215,13 @@ class SqlMainTest extends SparkTestBase {
   @Order(5)
   void allowWritesLiftsTheGuard() {
     long before = AnalystLake.version(spark, log);
-    SqlMain.execute(spark, List.of("INSERT INTO latelake_gold.corrections_log VALUES "
-        + "('r2', 'page_5m')"), true, "table", 10, new PrintWriter(new StringWriter()));
+    SqlMain.execute(
+        spark,
+        List.of("INSERT INTO latelake_gold.corrections_log VALUES " + "('r2', 'page_5m')"),
+        true,
+        "table",
+        10,
+        new PrintWriter(new StringWriter()));
     assertThat(AnalystLake.version(spark, log)).isEqualTo(before + 1);
   }
 
@@ -187,15 +229,24 @@ class SqlMainTest extends SparkTestBase {
   @Order(6)
   void aMissingTableIsABadUsageNamingIt() {
     assertThatThrownBy(() -> run("SELECT * FROM latelake_gold.nope", "table"))
-        .isInstanceOfSatisfying(LatelakeException.class,
-            e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
-        .hasMessageStartingWith("Cannot run the statement: [TABLE_OR_VIEW_NOT_FOUND] The table "
-            + "or view `latelake_gold`.`nope` cannot be found.");
+        .isInstanceOfSatisfying(
+            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+        .hasMessageStartingWith(
+            "Cannot run the statement: [TABLE_OR_VIEW_NOT_FOUND] The table "
+                + "or view `latelake_gold`.`nope` cannot be found.");
     StringWriter err = new StringWriter();
-    assertThat(Launcher.execute(new SqlMain(), new PrintWriter(new StringWriter()),
-        new PrintWriter(err), "--format", "xml", "SELECT 1")).isEqualTo(2);
-    assertThat(err.toString()).isEqualTo("latelake: Invalid value 'xml' for key '--format': "
-        + "expected table, csv or json\n");
+    assertThat(
+            Launcher.execute(
+                new SqlMain(),
+                new PrintWriter(new StringWriter()),
+                new PrintWriter(err),
+                "--format",
+                "xml",
+                "SELECT 1"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .isEqualTo(
+            "latelake: Invalid value 'xml' for key '--format': " + "expected table, csv or json\n");
   }
 
   @Test
@@ -203,10 +254,18 @@ class SqlMainTest extends SparkTestBase {
   void theCommandExitsTwoOnAMissingTable() {
     // Last: the command stops the session it ran on.
     StringWriter err = new StringWriter();
-    assertThat(Launcher.execute(new SqlMain(), new PrintWriter(new StringWriter()),
-        new PrintWriter(err), "--set", "lake.root=\"" + tmp + "\"",
-        "SELECT * FROM latelake_gold.nope")).isEqualTo(2);
-    assertThat(err.toString()).startsWith("latelake: Cannot run the statement: "
-        + "[TABLE_OR_VIEW_NOT_FOUND] The table or view `latelake_gold`.`nope` cannot be found.");
+    assertThat(
+            Launcher.execute(
+                new SqlMain(),
+                new PrintWriter(new StringWriter()),
+                new PrintWriter(err),
+                "--set",
+                "lake.root=\"" + tmp + "\"",
+                "SELECT * FROM latelake_gold.nope"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .startsWith(
+            "latelake: Cannot run the statement: "
+                + "[TABLE_OR_VIEW_NOT_FOUND] The table or view `latelake_gold`.`nope` cannot be found.");
   }
 }

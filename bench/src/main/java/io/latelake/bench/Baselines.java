@@ -27,132 +27,221 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * The hand-written Spark jobs latelake is measured against: what a data engineer would write
- * without latelake, for the phone data's schema and its metric (10-second windows per
- * {@code device_id}, count and sum of {@code http_content_length}). Streams run with the
- * available-now trigger and their own checkpoint, as latelake's do in the bench.
+ * without latelake, for the phone data's schema and its metric (10-second windows per {@code
+ * device_id}, count and sum of {@code http_content_length}). Streams run with the available-now
+ * trigger and their own checkpoint, as latelake's do in the bench.
  */
 final class Baselines {
   private Baselines() {}
 
   /** The JSON schema of a landing record. */
-  static final StructType RECORD = new StructType()
-      .add("event_id", DataTypes.StringType)
-      .add("event_time", DataTypes.StringType)
-      .add("arrival_time", DataTypes.StringType)
-      .add("device_id", DataTypes.StringType)
-      .add("session", DataTypes.StringType)
-      .add("seq", DataTypes.LongType)
-      .add("http_content_length", DataTypes.LongType);
+  static final StructType RECORD =
+      new StructType()
+          .add("event_id", DataTypes.StringType)
+          .add("event_time", DataTypes.StringType)
+          .add("arrival_time", DataTypes.StringType)
+          .add("device_id", DataTypes.StringType)
+          .add("session", DataTypes.StringType)
+          .add("seq", DataTypes.LongType)
+          .add("http_content_length", DataTypes.LongType);
 
   /** {@code from_json} with the record schema, times parsed, then Delta append. */
   static void ingestFromJson(SparkSession spark, String landing, String out, String checkpoint) {
     Dataset<Row> rows = parsed(spark, landing);
-    await(rows.writeStream().format("delta").outputMode("append")
-        .option("checkpointLocation", checkpoint).trigger(Trigger.AvailableNow()), out);
+    await(
+        rows.writeStream()
+            .format("delta")
+            .outputMode("append")
+            .option("checkpointLocation", checkpoint)
+            .trigger(Trigger.AvailableNow()),
+        out);
   }
 
   /** The bare copy of each line ({@code value}) into Delta: the limit for any ingest. */
   static void ingestBareCopy(SparkSession spark, String landing, String out, String checkpoint) {
     Dataset<Row> rows = spark.readStream().text(landing);
-    await(rows.writeStream().format("delta").outputMode("append")
-        .option("checkpointLocation", checkpoint).trigger(Trigger.AvailableNow()), out);
+    await(
+        rows.writeStream()
+            .format("delta")
+            .outputMode("append")
+            .option("checkpointLocation", checkpoint)
+            .trigger(Trigger.AvailableNow()),
+        out);
   }
 
   /** Silver's stream with {@code withWatermark} only: valid bronze rows plus lateness, no dedup. */
-  static void watermarkOnly(SparkSession spark, String bronze, String out, String checkpoint,
-      Duration delay) {
-    Dataset<Row> rows = spark.readStream().format("delta").load(bronze)
-        .filter(col("error").isNull())
-        .withWatermark("event_time", delay.toMillis() + " milliseconds")
-        .select(col("event_id"), col("event_time"), col("enqueued_time"), col("device_id"),
-            col("session"), col("seq"), col("http_content_length"),
-            unix_micros(col("enqueued_time")).minus(unix_micros(col("event_time")))
-                .divide(1_000_000.0).as("lateness_s"));
-    await(rows.writeStream().format("delta").outputMode("append")
-        .option("checkpointLocation", checkpoint).trigger(Trigger.AvailableNow()), out);
+  static void watermarkOnly(
+      SparkSession spark, String bronze, String out, String checkpoint, Duration delay) {
+    Dataset<Row> rows =
+        spark
+            .readStream()
+            .format("delta")
+            .load(bronze)
+            .filter(col("error").isNull())
+            .withWatermark("event_time", delay.toMillis() + " milliseconds")
+            .select(
+                col("event_id"),
+                col("event_time"),
+                col("enqueued_time"),
+                col("device_id"),
+                col("session"),
+                col("seq"),
+                col("http_content_length"),
+                unix_micros(col("enqueued_time"))
+                    .minus(unix_micros(col("event_time")))
+                    .divide(1_000_000.0)
+                    .as("lateness_s"));
+    await(
+        rows.writeStream()
+            .format("delta")
+            .outputMode("append")
+            .option("checkpointLocation", checkpoint)
+            .trigger(Trigger.AvailableNow()),
+        out);
   }
 
   /** The windowed aggregate of silver in update mode, each micro-batch plainly appended. */
-  static void appendAggregate(SparkSession spark, String silver, String out, String checkpoint,
-      Duration delay, Duration window) {
-    Dataset<Row> agg = aggregate(spark.readStream().format("delta").load(silver)
-        .withWatermark("event_time", delay.toMillis() + " milliseconds"), window);
+  static void appendAggregate(
+      SparkSession spark,
+      String silver,
+      String out,
+      String checkpoint,
+      Duration delay,
+      Duration window) {
+    Dataset<Row> agg =
+        aggregate(
+            spark
+                .readStream()
+                .format("delta")
+                .load(silver)
+                .withWatermark("event_time", delay.toMillis() + " milliseconds"),
+            window);
     VoidFunction2<Dataset<Row>, Long> append =
         (batch, id) -> batch.write().format("delta").mode("append").save(out);
-    await(agg.writeStream().outputMode("update").foreachBatch(append)
-        .option("checkpointLocation", checkpoint).trigger(Trigger.AvailableNow()), null);
+    await(
+        agg.writeStream()
+            .outputMode("update")
+            .foreachBatch(append)
+            .option("checkpointLocation", checkpoint)
+            .trigger(Trigger.AvailableNow()),
+        null);
   }
 
   /**
    * The whole fast path as one query: parse, watermark, {@code dropDuplicatesWithinWatermark},
    * window and MERGE into a Delta table on (window_start, device_id).
    */
-  static void oneQuery(SparkSession spark, String landing, String out, String checkpoint,
-      Duration delay, Duration window) {
-    Dataset<Row> agg = aggregate(parsed(spark, landing)
-        .filter(col("event_id").isNotNull().and(col("event_time").isNotNull()))
-        .withWatermark("event_time", delay.toMillis() + " milliseconds")
-        .dropDuplicatesWithinWatermark("event_id"), window);
+  static void oneQuery(
+      SparkSession spark,
+      String landing,
+      String out,
+      String checkpoint,
+      Duration delay,
+      Duration window) {
+    Dataset<Row> agg =
+        aggregate(
+            parsed(spark, landing)
+                .filter(col("event_id").isNotNull().and(col("event_time").isNotNull()))
+                .withWatermark("event_time", delay.toMillis() + " milliseconds")
+                .dropDuplicatesWithinWatermark("event_id"),
+            window);
     if (!io.latelake.core.table.DeltaTables.exists(spark, out)) {
       spark.createDataFrame(java.util.List.of(), agg.schema()).write().format("delta").save(out);
     }
-    VoidFunction2<Dataset<Row>, Long> merge = (batch, id) -> DeltaTable.forPath(spark, out)
-        .as("t").merge(batch.as("s"),
-            "t.window_start = s.window_start AND t.device_id = s.device_id")
-        .whenMatched().updateAll().whenNotMatched().insertAll().execute();
+    VoidFunction2<Dataset<Row>, Long> merge =
+        (batch, id) ->
+            DeltaTable.forPath(spark, out)
+                .as("t")
+                .merge(
+                    batch.as("s"), "t.window_start = s.window_start AND t.device_id = s.device_id")
+                .whenMatched()
+                .updateAll()
+                .whenNotMatched()
+                .insertAll()
+                .execute();
     // Dedup then aggregate is two stateful operators in update mode; the one-query job accepts
     // Spark's warning about it (the dedup emits each id once, so the counts are right).
     String key = "spark.sql.streaming.statefulOperator.checkCorrectness.enabled";
     String before = spark.conf().get(key, "true");
     spark.conf().set(key, "false");
     try {
-      await(agg.writeStream().outputMode("update").foreachBatch(merge)
-          .option("checkpointLocation", checkpoint).trigger(Trigger.AvailableNow()), null);
+      await(
+          agg.writeStream()
+              .outputMode("update")
+              .foreachBatch(merge)
+              .option("checkpointLocation", checkpoint)
+              .trigger(Trigger.AvailableNow()),
+          null);
     } finally {
       spark.conf().set(key, before);
     }
   }
 
   /**
-   * Full recompute of the metric from bronze: valid rows, exact dedup on {@code event_id}
-   * (earliest enqueued time wins), windows, overwrite.
+   * Full recompute of the metric from bronze: valid rows, exact dedup on {@code event_id} (earliest
+   * enqueued time wins), windows, overwrite.
    */
   static void recompute(SparkSession spark, String bronze, String out, Duration window) {
-    Dataset<Row> valid = spark.read().format("delta").load(bronze)
-        .filter(col("error").isNull());
-    Dataset<Row> first = valid
-        .withColumn("rn", row_number().over(Window.partitionBy("event_id")
-            .orderBy(col("enqueued_time"), col("ingested_at"))))
-        .filter(col("rn").equalTo(1));
+    Dataset<Row> valid = spark.read().format("delta").load(bronze).filter(col("error").isNull());
+    Dataset<Row> first =
+        valid
+            .withColumn(
+                "rn",
+                row_number()
+                    .over(
+                        Window.partitionBy("event_id")
+                            .orderBy(col("enqueued_time"), col("ingested_at"))))
+            .filter(col("rn").equalTo(1));
     aggregate(first, window).write().format("delta").mode("overwrite").save(out);
   }
 
   /** One plain scan of bronze: count, min and max of lateness in seconds. */
   static Row latenessScan(SparkSession spark, String bronze) {
-    return spark.read().format("delta").load(bronze)
-        .select(unix_micros(col("enqueued_time")).minus(unix_micros(col("event_time")))
-            .divide(1_000_000.0).as("lateness_s"))
-        .agg(count(lit(1)), min("lateness_s"), max("lateness_s")).first();
+    return spark
+        .read()
+        .format("delta")
+        .load(bronze)
+        .select(
+            unix_micros(col("enqueued_time"))
+                .minus(unix_micros(col("event_time")))
+                .divide(1_000_000.0)
+                .as("lateness_s"))
+        .agg(count(lit(1)), min("lateness_s"), max("lateness_s"))
+        .first();
   }
 
   private static Dataset<Row> parsed(SparkSession spark, String landing) {
-    return spark.readStream().text(landing)
+    return spark
+        .readStream()
+        .text(landing)
         .select(from_json(col("value"), RECORD).as("r"), col("value").as("payload"))
-        .select(col("r.event_id"), to_timestamp(col("r.event_time")).as("event_time"),
-            to_timestamp(col("r.arrival_time")).as("enqueued_time"), col("r.device_id"),
-            col("r.session"), col("r.seq"), col("r.http_content_length"), col("payload"));
+        .select(
+            col("r.event_id"),
+            to_timestamp(col("r.event_time")).as("event_time"),
+            to_timestamp(col("r.arrival_time")).as("enqueued_time"),
+            col("r.device_id"),
+            col("r.session"),
+            col("r.seq"),
+            col("r.http_content_length"),
+            col("payload"));
   }
 
   private static Dataset<Row> aggregate(Dataset<Row> events, Duration window) {
-    return events.groupBy(window(col("event_time"), window.toMillis() + " milliseconds")
-            .as("window"), col("device_id"))
+    return events
+        .groupBy(
+            window(col("event_time"), window.toMillis() + " milliseconds").as("window"),
+            col("device_id"))
         .agg(count(lit(1)).as("events"), sum("http_content_length").as("bytes"))
-        .select(col("window.start").as("window_start"), col("window.end").as("window_end"),
-            col("device_id"), col("events"), col("bytes"));
+        .select(
+            col("window.start").as("window_start"),
+            col("window.end").as("window_end"),
+            col("device_id"),
+            col("events"),
+            col("bytes"));
   }
 
-  private static void await(org.apache.spark.sql.streaming.DataStreamWriter<Row> writer,
-      String path) {
+  private static void await(
+      org.apache.spark.sql.streaming.DataStreamWriter<Row> writer, String path) {
     try {
       (path == null ? writer.start() : writer.start(path)).awaitTermination();
     } catch (TimeoutException | StreamingQueryException e) {

@@ -12,11 +12,11 @@ import io.latelake.bronze.BronzeJob;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
+import io.latelake.core.time.DayRange;
 import io.latelake.correction.CorrectJob;
 import io.latelake.correction.CorrectionConfig;
 import io.latelake.gold.GoldConfig;
 import io.latelake.gold.GoldJob;
-import io.latelake.core.time.DayRange;
 import io.latelake.profiler.ProfileJob;
 import io.latelake.profiler.ProfilerConfig;
 import io.latelake.silver.SilverConfig;
@@ -41,30 +41,32 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the bench's pairs on one set of synthetic events, each repeat in a fresh lake, and
- * returns one {@link Figure} per row of the table. Times are wall-clock seconds of the run
- * (stream start to stop, or batch job), data generation and preparation excluded.
+ * Runs the bench's pairs on one set of synthetic events, each repeat in a fresh lake, and returns
+ * one {@link Figure} per row of the table. Times are wall-clock seconds of the run (stream start to
+ * stop, or batch job), data generation and preparation excluded.
  *
- * <p>Each repeat replays the data in lock step, slice by slice (one micro-batch each, as the
- * demo does): per slice, latelake's bronze, silver and gold run, and right after each of them
- * the hand-written reference reading the same input. Then, on the same lake: gold over a 4×
- * larger gold table, {@code correct} after a 1% late batch against a full recompute, and
- * {@code profile} against one plain scan. Scale-out runs the lock-step fast path in a child JVM
- * per master ({@code local[2]}, then {@code local[1]}).
+ * <p>Each repeat replays the data in lock step, slice by slice (one micro-batch each, as the demo
+ * does): per slice, latelake's bronze, silver and gold run, and right after each of them the
+ * hand-written reference reading the same input. Then, on the same lake: gold over a 4× larger gold
+ * table, {@code correct} after a 1% late batch against a full recompute, and {@code profile}
+ * against one plain scan. Scale-out runs the lock-step fast path in a child JVM per master ({@code
+ * local[2]}, then {@code local[1]}).
  */
 public final class Bench {
   private static final Logger LOG = LoggerFactory.getLogger(Bench.class);
 
   /** The groups {@code --only} accepts. */
-  public static final List<String> GROUPS = List.of("ingest", "dedup", "publish", "fast-path",
-      "correction", "profile", "scale-out");
+  public static final List<String> GROUPS =
+      List.of("ingest", "dedup", "publish", "fast-path", "correction", "profile", "scale-out");
 
   /** Spark's default state store (Spark 4.1): versioned maps in memory, snapshots and deltas. */
   static final String HDFS_STATE_STORE =
       "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider";
+
   /** Spark's RocksDB state store: state in RocksDB on local disk, changelog checkpoints. */
   static final String ROCKSDB_STATE_STORE =
       "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider";
+
   private static final String STATE_STORE_KEY = "spark.sql.streaming.stateStore.providerClass";
 
   /** Starts one child JVM for the scale-out figure and returns its measured seconds. */
@@ -89,8 +91,14 @@ public final class Bench {
    * @param only groups to run (empty: all)
    * @param work folder for the lakes (created)
    */
-  public Bench(SparkSession spark, Config base, SyntheticEvents data, int repeats,
-      Set<String> only, Path work, ChildRunner child) {
+  public Bench(
+      SparkSession spark,
+      Config base,
+      SyntheticEvents data,
+      int repeats,
+      Set<String> only,
+      Path work,
+      ChildRunner child) {
     this.spark = spark;
     this.base = base;
     this.data = data;
@@ -102,8 +110,7 @@ public final class Bench {
 
   /** Lock-step configuration for a lake under {@code root} reading {@code landing}. */
   static Config lakeConfig(Config base, Path root, Path landing) {
-    return base
-        .withValue("lake.root", ConfigValueFactory.fromAnyRef(root.toString()))
+    return base.withValue("lake.root", ConfigValueFactory.fromAnyRef(root.toString()))
         .withValue("lake.bronze.source", ConfigValueFactory.fromAnyRef("files"))
         .withValue("lake.bronze.files.path", ConfigValueFactory.fromAnyRef(landing.toString()))
         .withValue("lake.bronze.trigger", ConfigValueFactory.fromAnyRef("available-now"))
@@ -115,7 +122,9 @@ public final class Bench {
     return only.isEmpty() || only.contains(group);
   }
 
-  /** @return the figures, in table order */
+  /**
+   * @return the figures, in table order
+   */
   public List<Figure> run() {
     for (int r = 0; r < repeats; r++) {
       LOG.info("bench repeat {}/{}", r + 1, repeats);
@@ -152,27 +161,57 @@ public final class Bench {
       data.writeSlice(i, landing);
       bronze += time(() -> new BronzeJob(JobContext.start(spark, t), bc).run());
       if (on("ingest")) {
-        json += time(() -> Baselines.ingestFromJson(spark, landing.toString(), ref + "/json",
-            ref + "/_checkpoints/json"));
-        bare += time(() -> Baselines.ingestBareCopy(spark, landing.toString(), ref + "/bare",
-            ref + "/_checkpoints/bare"));
+        json +=
+            time(
+                () ->
+                    Baselines.ingestFromJson(
+                        spark, landing.toString(), ref + "/json", ref + "/_checkpoints/json"));
+        bare +=
+            time(
+                () ->
+                    Baselines.ingestBareCopy(
+                        spark, landing.toString(), ref + "/bare", ref + "/_checkpoints/bare"));
       }
       silver += time(() -> new SilverJob(JobContext.start(spark, t), sc).run());
       if (on("dedup")) {
-        silverRocksDb += withStateStore(ROCKSDB_STATE_STORE,
-            () -> time(() -> new SilverJob(JobContext.start(spark, rocks), sc).run()));
-        wmOnly += time(() -> Baselines.watermarkOnly(spark, t.bronzeEvents(), ref + "/silver",
-            ref + "/_checkpoints/silver", sc.watermarkDelay()));
+        silverRocksDb +=
+            withStateStore(
+                ROCKSDB_STATE_STORE,
+                () -> time(() -> new SilverJob(JobContext.start(spark, rocks), sc).run()));
+        wmOnly +=
+            time(
+                () ->
+                    Baselines.watermarkOnly(
+                        spark,
+                        t.bronzeEvents(),
+                        ref + "/silver",
+                        ref + "/_checkpoints/silver",
+                        sc.watermarkDelay()));
       }
       gold += time(() -> new GoldJob(JobContext.start(spark, t), gc).run());
       if (on("publish")) {
-        append += time(() -> Baselines.appendAggregate(spark, t.silverEvents(),
-            ref + "/gold-append", ref + "/_checkpoints/gold-append", gc.watermarkDelay(),
-            metric.window()));
+        append +=
+            time(
+                () ->
+                    Baselines.appendAggregate(
+                        spark,
+                        t.silverEvents(),
+                        ref + "/gold-append",
+                        ref + "/_checkpoints/gold-append",
+                        gc.watermarkDelay(),
+                        metric.window()));
       }
       if (on("fast-path")) {
-        oneQuery += time(() -> Baselines.oneQuery(spark, landing.toString(), ref + "/one-query",
-            ref + "/_checkpoints/one-query", gc.watermarkDelay(), metric.window()));
+        oneQuery +=
+            time(
+                () ->
+                    Baselines.oneQuery(
+                        spark,
+                        landing.toString(),
+                        ref + "/one-query",
+                        ref + "/_checkpoints/one-query",
+                        gc.watermarkDelay(),
+                        metric.window()));
       }
     }
     if (on("ingest")) {
@@ -197,11 +236,16 @@ public final class Bench {
     }
     if (on("profile")) {
       ProfilerConfig pc = ProfilerConfig.fromConfig(cfg);
-      DayRange days = DayRange.parse(
-          SyntheticEvents.START.atZone(ZoneOffset.UTC).toLocalDate() + ".."
-              + data.sliceEnd(data.sliceCount() - 1).plusSeconds(120).atZone(ZoneOffset.UTC)
-                  .toLocalDate());
-      record("profile",
+      DayRange days =
+          DayRange.parse(
+              SyntheticEvents.START.atZone(ZoneOffset.UTC).toLocalDate()
+                  + ".."
+                  + data.sliceEnd(data.sliceCount() - 1)
+                      .plusSeconds(120)
+                      .atZone(ZoneOffset.UTC)
+                      .toLocalDate());
+      record(
+          "profile",
           time(() -> new ProfileJob(spark, pc, t, days, Clock.systemUTC()).run()),
           time(() -> Baselines.latenessScan(spark, t.bronzeEvents())));
     }
@@ -226,8 +270,8 @@ public final class Bench {
   }
 
   /**
-   * Runs {@code work} with {@code spark.sql.streaming.stateStore.providerClass} set to
-   * {@code provider}, then restores the session's setting. The provider is recorded in a query's
+   * Runs {@code work} with {@code spark.sql.streaming.stateStore.providerClass} set to {@code
+   * provider}, then restores the session's setting. The provider is recorded in a query's
    * checkpoint at its first start and kept on restarts, so each provider needs its own checkpoint.
    */
   private double withStateStore(String provider, java.util.function.DoubleSupplier work) {
@@ -242,10 +286,16 @@ public final class Bench {
 
   /** State rows of silver's dedup after its last micro-batch. */
   private double silverStateRows(TableRegistry t) {
-    Row last = spark.read().format("delta").load(t.streamProgress())
-        .filter(col("query_name").equalTo(SilverConfig.QUERY_NAME))
-        .orderBy(col("recorded_at").desc(), col("batch_id").desc()).first();
-    return last.isNullAt(last.fieldIndex("state_rows")) ? 0
+    Row last =
+        spark
+            .read()
+            .format("delta")
+            .load(t.streamProgress())
+            .filter(col("query_name").equalTo(SilverConfig.QUERY_NAME))
+            .orderBy(col("recorded_at").desc(), col("batch_id").desc())
+            .first();
+    return last.isNullAt(last.fieldIndex("state_rows"))
+        ? 0
         : last.getLong(last.fieldIndex("state_rows"));
   }
 
@@ -271,10 +321,11 @@ public final class Bench {
     Dataset<Row> shifted = null;
     for (int k = 1; k <= 3; k++) {
       String back = "INTERVAL " + k + " DAYS";
-      Dataset<Row> s = silver
-          .withColumn("event_id", concat(col("event_id"), lit("-d" + k)))
-          .withColumn("event_time", col("event_time").minus(expr(back)))
-          .withColumn("enqueued_time", col("enqueued_time").minus(expr(back)));
+      Dataset<Row> s =
+          silver
+              .withColumn("event_id", concat(col("event_id"), lit("-d" + k)))
+              .withColumn("event_time", col("event_time").minus(expr(back)))
+              .withColumn("enqueued_time", col("enqueued_time").minus(expr(back)));
       shifted = shifted == null ? s : shifted.union(s);
     }
     shifted.write().format("delta").mode("overwrite").save(lt.silverEvents());
@@ -283,9 +334,15 @@ public final class Bench {
     Instant prev = Instant.EPOCH;
     for (int i = 0; i < data.sliceCount(); i++) {
       Instant end = data.sliceEnd(i);
-      silver.filter(col("enqueued_time").gt(lit(Timestamp.from(prev)))
-              .and(col("enqueued_time").leq(lit(Timestamp.from(end)))))
-          .write().format("delta").mode("append").save(lt.silverEvents());
+      silver
+          .filter(
+              col("enqueued_time")
+                  .gt(lit(Timestamp.from(prev)))
+                  .and(col("enqueued_time").leq(lit(Timestamp.from(end)))))
+          .write()
+          .format("delta")
+          .mode("append")
+          .save(lt.silverEvents());
       prev = end;
       seconds += time(() -> new GoldJob(JobContext.start(spark, lt), gc).run());
     }
@@ -293,28 +350,44 @@ public final class Bench {
     return seconds;
   }
 
-  private void correction(Config cfg, Path landing, TableRegistry t, BronzeConfig bc,
-      SilverConfig sc, GoldConfig gc, MetricSpec metric, String ref) {
+  private void correction(
+      Config cfg,
+      Path landing,
+      TableRegistry t,
+      BronzeConfig bc,
+      SilverConfig sc,
+      GoldConfig gc,
+      MetricSpec metric,
+      String ref) {
     // A first run (not timed) restates what the fast path dropped so far and leaves its state,
     // as the nightly run before would have; the timed run then finds the late batch alone.
     CorrectionConfig cc = CorrectionConfig.fromConfig(cfg);
-    new CorrectJob(JobContext.start(spark, t),
-        new CorrectJob.Options(cc, List.of(metric), Optional.of(Instant.EPOCH))).run();
+    new CorrectJob(
+            JobContext.start(spark, t),
+            new CorrectJob.Options(cc, List.of(metric), Optional.of(Instant.EPOCH)))
+        .run();
     data.writeLateBatch(landing);
     new BronzeJob(JobContext.start(spark, t), bc).run();
     new SilverJob(JobContext.start(spark, t), sc).run();
     new GoldJob(JobContext.start(spark, t), gc).run();
     CorrectJob.Result[] result = new CorrectJob.Result[1];
-    double ours = time(() -> result[0] = new CorrectJob(JobContext.start(spark, t),
-        new CorrectJob.Options(cc, List.of(metric), Optional.empty())).run());
+    double ours =
+        time(
+            () ->
+                result[0] =
+                    new CorrectJob(
+                            JobContext.start(spark, t),
+                            new CorrectJob.Options(cc, List.of(metric), Optional.empty()))
+                        .run());
     String recomputed = ref + "/recomputed";
-    double reference = time(() -> Baselines.recompute(spark, t.bronzeEvents(), recomputed,
-        metric.window()));
+    double reference =
+        time(() -> Baselines.recompute(spark, t.bronzeEvents(), recomputed, metric.window()));
     Instant watermark = result[0].metrics().get(0).watermark();
-    Dataset<Row> published = closed(spark.read().format("delta").load(t.gold(metric.name())),
-        watermark);
+    Dataset<Row> published =
+        closed(spark.read().format("delta").load(t.gold(metric.name())), watermark);
     Dataset<Row> expected = closed(spark.read().format("delta").load(recomputed), watermark);
-    long differences = published.exceptAll(expected).count() + expected.exceptAll(published).count();
+    long differences =
+        published.exceptAll(expected).count() + expected.exceptAll(published).count();
     if (differences > 0) {
       failedChecks.add("correction");
       LOG.warn("correct and the full recompute differ in {} closed gold rows", differences);
@@ -323,8 +396,14 @@ public final class Bench {
     for (SyntheticEvents.Event e : data.lateBatch()) {
       touched.add(e.eventTime().toEpochMilli() / metric.window().toMillis());
     }
-    long windows = spark.read().format("delta").load(t.gold(metric.name()))
-        .select("window_start").distinct().count();
+    long windows =
+        spark
+            .read()
+            .format("delta")
+            .load(t.gold(metric.name()))
+            .select("window_start")
+            .distinct()
+            .count();
     double share = touched.size() / (double) Math.max(1, windows);
     correctionTarget = Math.max(0.15, 2 * share);
     record("correction", ours, reference);
@@ -332,7 +411,8 @@ public final class Bench {
 
   private static Dataset<Row> closed(Dataset<Row> gold, Instant watermark) {
     Dataset<Row> g = gold.select("window_start", "window_end", "device_id", "events", "bytes");
-    return watermark == null ? g.limit(0)
+    return watermark == null
+        ? g.limit(0)
         : g.filter(col("window_end").leq(lit(Timestamp.from(watermark))));
   }
 
@@ -343,41 +423,128 @@ public final class Bench {
 
   private List<Figure> figures() {
     List<Figure> out = new ArrayList<>();
-    add(out, "ingest-vs-from-json", "ingest", "s", true, 0.7,
+    add(
+        out,
+        "ingest-vs-from-json",
+        "ingest",
+        "s",
+        true,
+        0.7,
         "bronze from files vs from_json + Delta append (throughput)");
-    add(out, "ingest-vs-bare-copy", "ingest", "s", true, 0.4,
+    add(
+        out,
+        "ingest-vs-bare-copy",
+        "ingest",
+        "s",
+        true,
+        0.4,
         "bronze from files vs bare copy of value (throughput)");
-    add(out, "dedup", "dedup", "s", true, 0.6,
+    add(
+        out,
+        "dedup",
+        "dedup",
+        "s",
+        true,
+        0.6,
         "silver (session's state store, default HDFSBackedStateStoreProvider) vs the same "
             + "stream with withWatermark only (throughput)");
-    add(out, "dedup-state-rows", "dedup", "rows", false, 1.0,
+    add(
+        out,
+        "dedup-state-rows",
+        "dedup",
+        "rows",
+        false,
+        1.0,
         "silver state rows at the end vs 1.3 x rate x (2 delay + trigger)");
-    add(out, "dedup-rocksdb", "dedup", "s", true, 0.6,
+    add(
+        out,
+        "dedup-rocksdb",
+        "dedup",
+        "s",
+        true,
+        0.6,
         "silver on RocksDBStateStoreProvider vs the same withWatermark-only stream (throughput)");
-    add(out, "dedup-rocksdb-state-rows", "dedup", "rows", false, 1.0,
+    add(
+        out,
+        "dedup-rocksdb-state-rows",
+        "dedup",
+        "rows",
+        false,
+        1.0,
         "silver on RocksDB: state rows at the end vs 1.3 x rate x (2 delay + trigger)");
-    add(out, "publish", "publish", "s", false, 3.0,
+    add(
+        out,
+        "publish",
+        "publish",
+        "s",
+        false,
+        3.0,
         "gold MERGE vs plain append of the same micro-batches (time)");
-    add(out, "publish-4x-table", "publish", "s", false, 1.5,
+    add(
+        out,
+        "publish-4x-table",
+        "publish",
+        "s",
+        false,
+        1.5,
         "gold MERGE into a 4x larger gold table vs the same MERGE into the 1x table (time)");
-    add(out, "fast-path", "fast-path", "s", true, 0.8,
+    add(
+        out,
+        "fast-path",
+        "fast-path",
+        "s",
+        true,
+        0.8,
         "bronze -> silver -> gold vs one hand-written query (throughput)");
-    add(out, "correction", "correction", "s", false, correctionTarget,
+    add(
+        out,
+        "correction",
+        "correction",
+        "s",
+        false,
+        correctionTarget,
         "correct after a 1% late batch vs full recompute from bronze (time; target "
-            + "max(0.15, 2 f_w))" + (failedChecks.contains("correction")
-            ? "; OUTPUT DIFFERS" : "; output identical"));
-    add(out, "profile", "profile", "s", false, 2.0,
+            + "max(0.15, 2 f_w))"
+            + (failedChecks.contains("correction") ? "; OUTPUT DIFFERS" : "; output identical"));
+    add(
+        out,
+        "profile",
+        "profile",
+        "s",
+        false,
+        2.0,
         "profile vs one plain scan for count/min/max of lateness (time)");
-    add(out, "scale-out", "scale-out", "s", true, 1.7,
+    add(
+        out,
+        "scale-out",
+        "scale-out",
+        "s",
+        true,
+        1.7,
         "lock-step fast path on local[2] vs local[1] in child JVMs (throughput)");
     return out;
   }
 
-  private void add(List<Figure> out, String name, String group, String unit, boolean atLeast,
-      double target, String note) {
+  private void add(
+      List<Figure> out,
+      String name,
+      String group,
+      String unit,
+      boolean atLeast,
+      double target,
+      String note) {
     if (ours.containsKey(name)) {
-      out.add(Figure.of(name, group, unit, ours.get(name), refs.get(name), atLeast, target,
-          note, !failedChecks.contains(group)));
+      out.add(
+          Figure.of(
+              name,
+              group,
+              unit,
+              ours.get(name),
+              refs.get(name),
+              atLeast,
+              target,
+              note,
+              !failedChecks.contains(group)));
     }
   }
 
@@ -403,11 +570,13 @@ public final class Bench {
     double seconds = 0;
     for (int i = 0; i < data.sliceCount(); i++) {
       data.writeSlice(i, landing);
-      seconds += time(() -> {
-        new BronzeJob(JobContext.start(spark, t), bc).run();
-        new SilverJob(JobContext.start(spark, t), sc).run();
-        new GoldJob(JobContext.start(spark, t), gc).run();
-      });
+      seconds +=
+          time(
+              () -> {
+                new BronzeJob(JobContext.start(spark, t), bc).run();
+                new SilverJob(JobContext.start(spark, t), sc).run();
+                new GoldJob(JobContext.start(spark, t), gc).run();
+              });
     }
     return seconds;
   }

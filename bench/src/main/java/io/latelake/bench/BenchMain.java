@@ -24,7 +24,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.spark.sql.SparkSession;
@@ -40,55 +39,84 @@ import picocli.CommandLine.Spec;
  * doing the same work, on synthetic events with the phone data's schema, and prints one table
  * (figure, ours, reference, ratio, target, pass/fail); the same table is written as JSON under
  * {@code bench/results/}. Times are wall-clock seconds; ratios are medians over the repeats
- * (throughput ratios = reference time / our time, time ratios = our time / reference time).
- * Exit codes: 0 the bench ran (whatever the figures), 1 a run failed, 2 bad usage or config.
- * Local only: the master comes from {@code -Dspark.master} (the launcher's {@code local[2]}).
+ * (throughput ratios = reference time / our time, time ratios = our time / reference time). Exit
+ * codes: 0 the bench ran (whatever the figures), 1 a run failed, 2 bad usage or config. Local only:
+ * the master comes from {@code -Dspark.master} (the launcher's {@code local[2]}).
  */
-@Command(name = "bench", mixinStandardHelpOptions = true,
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
     description = "Benchmark latelake's layers against hand-written Spark jobs; print ratios.")
 public final class BenchMain implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(BenchMain.class);
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Option(names = "--events", paramLabel = "N", defaultValue = "200000",
+  @Option(
+      names = "--events",
+      paramLabel = "N",
+      defaultValue = "200000",
       description = "Synthetic records, ~1%% duplicates included (default: ${DEFAULT-VALUE}).")
   long events;
 
-  @Option(names = "--only", paramLabel = "NAME",
-      description = "Run only these figure groups (repeatable): ingest, dedup, publish, "
-          + "fast-path, correction, profile, scale-out.")
+  @Option(
+      names = "--only",
+      paramLabel = "NAME",
+      description =
+          "Run only these figure groups (repeatable): ingest, dedup, publish, "
+              + "fast-path, correction, profile, scale-out.")
   List<String> only = new ArrayList<>();
 
-  @Option(names = "--repeats", paramLabel = "K", defaultValue = "3",
+  @Option(
+      names = "--repeats",
+      paramLabel = "K",
+      defaultValue = "3",
       description = "Runs of each pair; the median ratio is reported (default: ${DEFAULT-VALUE}).")
   int repeats;
 
-  @Option(names = "--slices", paramLabel = "S", defaultValue = "4",
+  @Option(
+      names = "--slices",
+      paramLabel = "S",
+      defaultValue = "4",
       description = "Micro-batches the data is replayed in (default: ${DEFAULT-VALUE}).")
   int slices;
 
-  @Option(names = "--seed", defaultValue = "13", description = "Random seed (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--seed",
+      defaultValue = "13",
+      description = "Random seed (default: ${DEFAULT-VALUE}).")
   long seed;
 
-  @Option(names = "--config", paramLabel = "FILE",
-      description = "HOCON config with the phone data's schema and metric (default: conf/local.conf).")
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description =
+          "HOCON config with the phone data's schema and metric (default: conf/local.conf).")
   Path configFile;
 
-  @Option(names = "--lateness", paramLabel = "FILE",
-      description = "Real lateness values to resample (default: data/ooo-iot-umts/ooo_umts_events.csv.gz).")
+  @Option(
+      names = "--lateness",
+      paramLabel = "FILE",
+      description =
+          "Real lateness values to resample (default: data/ooo-iot-umts/ooo_umts_events.csv.gz).")
   Path latenessFile;
 
-  @Option(names = "--results", paramLabel = "DIR",
+  @Option(
+      names = "--results",
+      paramLabel = "DIR",
       description = "Where the JSON result goes (default: bench/results).")
   Path results;
 
-  @Option(names = "--work", paramLabel = "DIR",
-      description = "Scratch folder for the lakes (default: bench/target/work-<time>; removed after).")
+  @Option(
+      names = "--work",
+      paramLabel = "DIR",
+      description =
+          "Scratch folder for the lakes (default: bench/target/work-<time>; removed after).")
   Path work;
 
-  @Option(names = "--scale-out-child", hidden = true,
+  @Option(
+      names = "--scale-out-child",
+      hidden = true,
       description = "Internal: run the lock-step fast path once and write its seconds to DIR.")
   boolean scaleOutChild;
 
@@ -99,29 +127,41 @@ public final class BenchMain implements Callable<Integer> {
   @Override
   public Integer call() {
     if (events < 100 || repeats < 1 || slices < 1) {
-      throw new LakeConfigException("Invalid bench options: --events " + events
-          + " (at least 100), --repeats " + repeats + " (at least 1), --slices " + slices
-          + " (at least 1)");
+      throw new LakeConfigException(
+          "Invalid bench options: --events "
+              + events
+              + " (at least 100), --repeats "
+              + repeats
+              + " (at least 1), --slices "
+              + slices
+              + " (at least 1)");
     }
     for (String g : only) {
       if (!Bench.GROUPS.contains(g)) {
-        throw new LakeConfigException("Invalid value '" + g + "' for option '--only', expected "
-            + "one of " + Bench.GROUPS);
+        throw new LakeConfigException(
+            "Invalid value '" + g + "' for option '--only', expected " + "one of " + Bench.GROUPS);
       }
     }
     Path home = home();
-    Config config = ConfigLoader.load(
-        Optional.of(configFile != null ? configFile : home.resolve("conf/local.conf")), List.of());
+    Config config =
+        ConfigLoader.load(
+            Optional.of(configFile != null ? configFile : home.resolve("conf/local.conf")),
+            List.of());
     MetricSpec metric = requirePhoneMetric(config);
-    long[] lateness = SyntheticEvents.readLatenessMs(latenessFile != null ? latenessFile
-        : home.resolve("data/ooo-iot-umts/ooo_umts_events.csv.gz"));
-    SyntheticEvents data = SyntheticEvents.generate(events, slices, seed, lateness,
-        metric.window());
-    String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC)
-        .format(Instant.now());
+    long[] lateness =
+        SyntheticEvents.readLatenessMs(
+            latenessFile != null
+                ? latenessFile
+                : home.resolve("data/ooo-iot-umts/ooo_umts_events.csv.gz"));
+    SyntheticEvents data =
+        SyntheticEvents.generate(events, slices, seed, lateness, metric.window());
+    String stamp =
+        DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+            .withZone(ZoneOffset.UTC)
+            .format(Instant.now());
     Path dir = work != null ? work : home.resolve("bench/target/work-" + stamp);
-    org.apache.logging.log4j.core.config.Configurator.setLevel("io.latelake.core.streaming",
-        org.apache.logging.log4j.Level.WARN);
+    org.apache.logging.log4j.core.config.Configurator.setLevel(
+        "io.latelake.core.streaming", org.apache.logging.log4j.Level.WARN);
     SparkSession spark = SparkSessions.create("latelake-bench", config);
     try {
       if (scaleOutChild) {
@@ -129,13 +169,22 @@ public final class BenchMain implements Callable<Integer> {
         write(dir.resolve("seconds.txt"), Double.toString(s));
         return ExitCode.OK.code();
       }
-      List<Figure> figures = new Bench(spark, config, data, repeats, new LinkedHashSet<>(only),
-          dir, (master, r) -> child(master, r, dir)).run();
+      List<Figure> figures =
+          new Bench(
+                  spark,
+                  config,
+                  data,
+                  repeats,
+                  new LinkedHashSet<>(only),
+                  dir,
+                  (master, r) -> child(master, r, dir))
+              .run();
       PrintWriter out = spec.commandLine().getOut();
       String master = spark.sparkContext().master();
       out.print(table(figures, data, master));
-      Path file = (results != null ? results : home.resolve("bench/results"))
-          .resolve("bench-" + stamp + ".json");
+      Path file =
+          (results != null ? results : home.resolve("bench/results"))
+              .resolve("bench-" + stamp + ".json");
       write(file, json(figures, data, master, stamp));
       out.printf("written to %s%n", file);
       out.flush();
@@ -150,11 +199,14 @@ public final class BenchMain implements Callable<Integer> {
 
   private static MetricSpec requirePhoneMetric(Config config) {
     List<MetricSpec> metrics = GoldConfig.fromConfig(config).metrics();
-    if (metrics.size() != 1 || !metrics.get(0).groupBy().equals(List.of("device_id"))
+    if (metrics.size() != 1
+        || !metrics.get(0).groupBy().equals(List.of("device_id"))
         || !metrics.get(0).measureNames().equals(List.of("events", "bytes"))) {
-      throw new LakeConfigException("Cannot run the bench: it measures the phone data's metric "
-          + "(one metric, group-by [device_id], measures [events, bytes], conf/ooo-umts.conf); "
-          + "the config has " + metrics.stream().map(MetricSpec::name).toList());
+      throw new LakeConfigException(
+          "Cannot run the bench: it measures the phone data's metric "
+              + "(one metric, group-by [device_id], measures [events, bytes], conf/ooo-umts.conf); "
+              + "the config has "
+              + metrics.stream().map(MetricSpec::name).toList());
     }
     return metrics.get(0);
   }
@@ -170,26 +222,44 @@ public final class BenchMain implements Callable<Integer> {
         return p;
       }
     }
-    throw new LakeConfigException("Cannot find the latelake folder (conf/local.conf) from "
-        + Path.of("").toAbsolutePath() + "; set LATELAKE_HOME");
+    throw new LakeConfigException(
+        "Cannot find the latelake folder (conf/local.conf) from "
+            + Path.of("").toAbsolutePath()
+            + "; set LATELAKE_HOME");
   }
 
   /** Runs the lock-step fast path in a child JVM on {@code master}; returns its seconds. */
   private double child(String master, int repeat, Path dir) {
-    Path childDir = dir.resolve("scale-out-" + master.replaceAll("[^0-9a-z]", "") + "-"
-        + (repeat + 1));
+    Path childDir =
+        dir.resolve("scale-out-" + master.replaceAll("[^0-9a-z]", "") + "-" + (repeat + 1));
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (a.startsWith("--add-") || a.startsWith("-XX:") || a.startsWith("-Xmx")
-          || a.startsWith("-Djdk.") || a.startsWith("-Dio.netty") || a.startsWith("-Dlog4j")) {
+      if (a.startsWith("--add-")
+          || a.startsWith("-XX:")
+          || a.startsWith("-Xmx")
+          || a.startsWith("-Djdk.")
+          || a.startsWith("-Dio.netty")
+          || a.startsWith("-Dlog4j")) {
         cmd.add(a);
       }
     }
-    cmd.addAll(List.of("-Dspark.master=" + master, "-Dspark.ui.enabled=false",
-        "-cp", System.getProperty("java.class.path"), BenchMain.class.getName(),
-        "--scale-out-child", "--events", Long.toString(events), "--slices",
-        Integer.toString(slices), "--seed", Long.toString(seed), "--work", childDir.toString()));
+    cmd.addAll(
+        List.of(
+            "-Dspark.master=" + master,
+            "-Dspark.ui.enabled=false",
+            "-cp",
+            System.getProperty("java.class.path"),
+            BenchMain.class.getName(),
+            "--scale-out-child",
+            "--events",
+            Long.toString(events),
+            "--slices",
+            Integer.toString(slices),
+            "--seed",
+            Long.toString(seed),
+            "--work",
+            childDir.toString()));
     if (configFile != null) {
       cmd.addAll(List.of("--config", configFile.toString()));
     }
@@ -199,15 +269,15 @@ public final class BenchMain implements Callable<Integer> {
     try {
       Files.createDirectories(childDir);
       Path log = childDir.resolve("child.log");
-      ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-          .redirectOutput(log.toFile());
+      ProcessBuilder pb =
+          new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
       pb.environment().put("LATELAKE_HOME", home().toString());
       LOG.info("scale-out: child JVM on {} (log {})", master, log);
       int rc = pb.start().waitFor();
       Path seconds = childDir.resolve("seconds.txt");
       if (rc != 0 || !Files.exists(seconds)) {
-        throw new BenchException("The scale-out run on " + master + " failed with exit code "
-            + rc + "; see " + log);
+        throw new BenchException(
+            "The scale-out run on " + master + " failed with exit code " + rc + "; see " + log);
       }
       return Double.parseDouble(Files.readString(seconds).trim());
     } catch (IOException e) {
@@ -220,19 +290,31 @@ public final class BenchMain implements Callable<Integer> {
 
   static String table(List<Figure> figures, SyntheticEvents data, String master) {
     StringBuilder sb = new StringBuilder();
-    sb.append(String.format(Locale.ROOT, "%nlatelake bench: %,d events (%d micro-batches), "
-        + "%s, median of the repeats%n", data.records(), data.sliceCount(), master));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "%nlatelake bench: %,d events (%d micro-batches), " + "%s, median of the repeats%n",
+            data.records(),
+            data.sliceCount(),
+            master));
     String fmt = "%-24s %10s %10s %8s %8s  %s%n";
-    sb.append(String.format(Locale.ROOT, fmt, "figure", "ours", "reference", "ratio", "target",
-        "result"));
+    sb.append(
+        String.format(
+            Locale.ROOT, fmt, "figure", "ours", "reference", "ratio", "target", "result"));
     for (Figure f : figures) {
       String unit = f.unit().equals("s") ? " s" : "";
-      sb.append(String.format(Locale.ROOT, fmt, f.name(),
-          String.format(Locale.ROOT, f.unit().equals("s") ? "%.2f%s" : "%.0f%s", f.ours(), unit),
-          String.format(Locale.ROOT, f.unit().equals("s") ? "%.2f%s" : "%.0f%s", f.reference(),
-              unit),
-          String.format(Locale.ROOT, "%.2f×", f.ratio()), f.targetText(),
-          f.pass() ? "pass" : "FAIL"));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              fmt,
+              f.name(),
+              String.format(
+                  Locale.ROOT, f.unit().equals("s") ? "%.2f%s" : "%.0f%s", f.ours(), unit),
+              String.format(
+                  Locale.ROOT, f.unit().equals("s") ? "%.2f%s" : "%.0f%s", f.reference(), unit),
+              String.format(Locale.ROOT, "%.2f×", f.ratio()),
+              f.targetText(),
+              f.pass() ? "pass" : "FAIL"));
     }
     for (Figure f : figures) {
       sb.append(String.format(Locale.ROOT, "  %-24s %s%n", f.name(), f.note()));
@@ -242,8 +324,15 @@ public final class BenchMain implements Callable<Integer> {
 
   static String json(List<Figure> figures, SyntheticEvents data, String master, String stamp) {
     StringBuilder sb = new StringBuilder();
-    sb.append(String.format(Locale.ROOT, "{\"run\":\"%s\",\"events\":%d,\"micro_batches\":%d,"
-        + "\"master\":\"%s\",\"figures\":[%n", stamp, data.records(), data.sliceCount(), master));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "{\"run\":\"%s\",\"events\":%d,\"micro_batches\":%d,"
+                + "\"master\":\"%s\",\"figures\":[%n",
+            stamp,
+            data.records(),
+            data.sliceCount(),
+            master));
     for (int i = 0; i < figures.size(); i++) {
       sb.append("  ").append(figures.get(i).json()).append(i + 1 < figures.size() ? ",\n" : "\n");
     }

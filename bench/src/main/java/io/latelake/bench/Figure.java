@@ -5,41 +5,69 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * One row of the bench table: the median of {@code ours} and {@code reference} over the repeats
- * and the median of the per-repeat ratios, against the issue's target.
+ * One row of the bench table: the median of {@code ours} and {@code reference} over the repeats and
+ * the median of the per-repeat ratios, against the issue's target.
  *
  * @param name figure name, e.g. {@code ingest-vs-from-json}
- * @param group what {@code --only} selects it by: ingest, dedup, publish, fast-path,
- *     correction, profile, scale-out
+ * @param group what {@code --only} selects it by: ingest, dedup, publish, fast-path, correction,
+ *     profile, scale-out
  * @param unit {@code s} (wall-clock seconds) or {@code rows}
  * @param ours latelake's median
  * @param reference the reference's median
- * @param ratio median ratio: throughput (reference time / our time) when {@code atLeast}, else
- *     ours / reference
+ * @param ratio median ratio: throughput (reference time / our time) when {@code atLeast}, else ours
+ *     / reference
  * @param atLeast true when the ratio must be at least the target, false when at most
  * @param target the target ratio
  * @param note what was compared, and any check (e.g. audit differences)
  * @param checkPassed false when a correctness check of the pair failed
  */
-public record Figure(String name, String group, String unit, double ours, double reference,
-    double ratio, boolean atLeast, double target, String note, boolean checkPassed) {
+public record Figure(
+    String name,
+    String group,
+    String unit,
+    double ours,
+    double reference,
+    double ratio,
+    boolean atLeast,
+    double target,
+    String note,
+    boolean checkPassed) {
 
-  /** @return whether the ratio meets its target and the pair's check passed */
+  /**
+   * @return whether the ratio meets its target and the pair's check passed
+   */
   public boolean pass() {
     return checkPassed && (atLeast ? ratio >= target : ratio <= target);
   }
 
   /** Builds a figure from per-repeat measurements. */
-  static Figure of(String name, String group, String unit, List<Double> ours,
-      List<Double> reference, boolean atLeast, double target, String note, boolean check) {
+  static Figure of(
+      String name,
+      String group,
+      String unit,
+      List<Double> ours,
+      List<Double> reference,
+      boolean atLeast,
+      double target,
+      String note,
+      boolean check) {
     List<Double> ratios = new ArrayList<>();
     for (int i = 0; i < ours.size(); i++) {
       double o = ours.get(i);
       double r = reference.get(i);
       ratios.add(atLeast ? r / o : o / r);
     }
-    return new Figure(name, group, unit, median(ours), median(reference), median(ratios),
-        atLeast, target, note, check);
+    return new Figure(
+        name,
+        group,
+        unit,
+        median(ours),
+        median(reference),
+        median(ratios),
+        atLeast,
+        target,
+        note,
+        check);
   }
 
   static double median(List<Double> values) {
@@ -54,9 +82,19 @@ public record Figure(String name, String group, String unit, double ours, double
   }
 
   String json() {
-    return String.format(Locale.ROOT, "{\"figure\":\"%s\",\"group\":\"%s\",\"unit\":\"%s\","
+    return String.format(
+        Locale.ROOT,
+        "{\"figure\":\"%s\",\"group\":\"%s\",\"unit\":\"%s\","
             + "\"ours\":%.4f,\"reference\":%.4f,\"ratio\":%.4f,\"target\":\"%s\","
-            + "\"pass\":%s,\"note\":\"%s\"}", name, group, unit, ours, reference, ratio,
-        targetText(), pass(), note.replace("\\", "\\\\").replace("\"", "\\\""));
+            + "\"pass\":%s,\"note\":\"%s\"}",
+        name,
+        group,
+        unit,
+        ours,
+        reference,
+        ratio,
+        targetText(),
+        pass(),
+        note.replace("\\", "\\\\").replace("\"", "\\\""));
   }
 }

@@ -18,32 +18,52 @@ import java.util.zip.GZIPInputStream;
 
 /**
  * Synthetic events with the phone data's schema ({@code conf/ooo-umts.conf}: {@code event_id},
- * {@code event_time}, {@code arrival_time}, {@code device_id}, {@code session}, {@code seq},
- * {@code http_content_length}) as JSON lines. Event times advance at {@link #RATE_PER_S} events
- * per second of event time from {@link #START}; each event's lateness (arrival − event time) is
- * drawn, seeded, from the real lateness values of {@code data/ooo-iot-umts} ({@code lateness_ms});
- * about 1% of the records are second copies of an earlier event (same id and event time, arriving
- * later again by a resampled lateness). Records are cut, in arrival order, into slices of equal
- * size: one landing file, one micro-batch each.
+ * {@code event_time}, {@code arrival_time}, {@code device_id}, {@code session}, {@code seq}, {@code
+ * http_content_length}) as JSON lines. Event times advance at {@link #RATE_PER_S} events per second
+ * of event time from {@link #START}; each event's lateness (arrival − event time) is drawn, seeded,
+ * from the real lateness values of {@code data/ooo-iot-umts} ({@code lateness_ms}); about 1% of the
+ * records are second copies of an earlier event (same id and event time, arriving later again by a
+ * resampled lateness). Records are cut, in arrival order, into slices of equal size: one landing
+ * file, one micro-batch each.
  */
 public final class SyntheticEvents {
   /** Event time of the first event (UTC). */
   public static final Instant START = Instant.parse("2024-05-14T01:00:00Z");
+
   /** Events per second of event time. */
   public static final int RATE_PER_S = 200;
+
   /** Devices (the group-by column of the phone metric). */
   public static final int DEVICES = 50;
+
   /** Share of records that are duplicates of an earlier event. */
   public static final double DUPLICATE_SHARE = 0.01;
 
   /** One record. Times UTC. */
-  public record Event(String id, Instant eventTime, Instant arrival, String device, String session,
-      long seq, long contentLength) {
+  public record Event(
+      String id,
+      Instant eventTime,
+      Instant arrival,
+      String device,
+      String session,
+      long seq,
+      long contentLength) {
     String json() {
-      return "{\"event_id\":\"" + id + "\",\"event_time\":\"" + eventTime
-          + "\",\"arrival_time\":\"" + arrival + "\",\"device_id\":\"" + device
-          + "\",\"session\":\"" + session + "\",\"seq\":" + seq
-          + ",\"http_content_length\":" + contentLength + "}";
+      return "{\"event_id\":\""
+          + id
+          + "\",\"event_time\":\""
+          + eventTime
+          + "\",\"arrival_time\":\""
+          + arrival
+          + "\",\"device_id\":\""
+          + device
+          + "\",\"session\":\""
+          + session
+          + "\",\"seq\":"
+          + seq
+          + ",\"http_content_length\":"
+          + contentLength
+          + "}";
     }
   }
 
@@ -52,8 +72,8 @@ public final class SyntheticEvents {
   private final Duration eventTimeSpan;
   private final long records;
 
-  private SyntheticEvents(List<List<Event>> slices, List<Event> lateBatch, Duration span,
-      long records) {
+  private SyntheticEvents(
+      List<List<Event>> slices, List<Event> lateBatch, Duration span, long records) {
     this.slices = slices;
     this.lateBatch = lateBatch;
     this.eventTimeSpan = span;
@@ -67,11 +87,16 @@ public final class SyntheticEvents {
    * @param latenessMs real lateness values to resample, milliseconds (non-empty)
    * @param window the metric's window: the late batch targets about 2% of the windows
    */
-  public static SyntheticEvents generate(long events, int slices, long seed, long[] latenessMs,
-      Duration window) {
+  public static SyntheticEvents generate(
+      long events, int slices, long seed, long[] latenessMs, Duration window) {
     if (events < 100 || slices < 1 || latenessMs.length == 0) {
-      throw new IllegalArgumentException("Invalid synthetic data request: events=" + events
-          + " (at least 100), slices=" + slices + ", lateness values=" + latenessMs.length);
+      throw new IllegalArgumentException(
+          "Invalid synthetic data request: events="
+              + events
+              + " (at least 100), slices="
+              + slices
+              + ", lateness values="
+              + latenessMs.length);
     }
     Random rnd = new Random(seed);
     long duplicates = Math.round(events * DUPLICATE_SHARE);
@@ -81,14 +106,27 @@ public final class SyntheticEvents {
     for (long i = 0; i < unique; i++) {
       Instant t = START.plusNanos((i * stepMicros + rnd.nextInt((int) stepMicros)) * 1000L);
       int d = rnd.nextInt(DEVICES);
-      all.add(new Event("e-" + i, t, t.plusMillis(latenessMs[rnd.nextInt(latenessMs.length)]),
-          "dev_" + d, "s-" + (i / 10_000), i, 200 + rnd.nextInt(2000)));
+      all.add(
+          new Event(
+              "e-" + i,
+              t,
+              t.plusMillis(latenessMs[rnd.nextInt(latenessMs.length)]),
+              "dev_" + d,
+              "s-" + (i / 10_000),
+              i,
+              200 + rnd.nextInt(2000)));
     }
     for (long i = 0; i < duplicates; i++) {
       Event o = all.get(rnd.nextInt((int) unique));
-      all.add(new Event(o.id(), o.eventTime(),
-          o.arrival().plusMillis(latenessMs[rnd.nextInt(latenessMs.length)]), o.device(),
-          o.session(), o.seq(), o.contentLength()));
+      all.add(
+          new Event(
+              o.id(),
+              o.eventTime(),
+              o.arrival().plusMillis(latenessMs[rnd.nextInt(latenessMs.length)]),
+              o.device(),
+              o.session(),
+              o.seq(),
+              o.contentLength()));
     }
     all.sort(Comparator.comparing(Event::arrival).thenComparing(Event::id));
     List<List<Event>> cut = new ArrayList<>();
@@ -108,8 +146,15 @@ public final class SyntheticEvents {
     for (long i = 0; i < lateCount; i++) {
       long w = (i % touched) * Math.max(1, (windows * 9 / 10) / touched);
       Instant t = START.plusMillis(w * window.toMillis() + rnd.nextInt((int) window.toMillis()));
-      late.add(new Event("late-" + i, t, lateArrival, "dev_" + rnd.nextInt(DEVICES), "late",
-          i, 200 + rnd.nextInt(2000)));
+      late.add(
+          new Event(
+              "late-" + i,
+              t,
+              lateArrival,
+              "dev_" + rnd.nextInt(DEVICES),
+              "late",
+              i,
+              200 + rnd.nextInt(2000)));
     }
     return new SyntheticEvents(cut, late, span, events);
   }
@@ -123,13 +168,15 @@ public final class SyntheticEvents {
    * @throws IllegalArgumentException when it has no {@code lateness_ms} column or no rows
    */
   public static long[] readLatenessMs(Path csvGz) {
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(
-        new GZIPInputStream(Files.newInputStream(csvGz)), StandardCharsets.UTF_8))) {
+    try (BufferedReader r =
+        new BufferedReader(
+            new InputStreamReader(
+                new GZIPInputStream(Files.newInputStream(csvGz)), StandardCharsets.UTF_8))) {
       String[] header = r.readLine().split(",");
       int col = List.of(header).indexOf("lateness_ms");
       if (col < 0) {
-        throw new IllegalArgumentException("Cannot read lateness values: " + csvGz
-            + " has no lateness_ms column");
+        throw new IllegalArgumentException(
+            "Cannot read lateness values: " + csvGz + " has no lateness_ms column");
       }
       List<Long> out = new ArrayList<>();
       for (String line = r.readLine(); line != null; line = r.readLine()) {
@@ -139,8 +186,8 @@ public final class SyntheticEvents {
         }
       }
       if (out.isEmpty()) {
-        throw new IllegalArgumentException("Cannot read lateness values: " + csvGz
-            + " has no rows");
+        throw new IllegalArgumentException(
+            "Cannot read lateness values: " + csvGz + " has no rows");
       }
       return out.stream().mapToLong(Long::longValue).toArray();
     } catch (IOException e) {
@@ -178,7 +225,9 @@ public final class SyntheticEvents {
     return slices.size();
   }
 
-  /** @return records in the main data (duplicates included, late batch excluded) */
+  /**
+   * @return records in the main data (duplicates included, late batch excluded)
+   */
   public long records() {
     return records;
   }
@@ -187,12 +236,16 @@ public final class SyntheticEvents {
     return lateBatch;
   }
 
-  /** @return event time covered by the main data */
+  /**
+   * @return event time covered by the main data
+   */
   public Duration eventTimeSpan() {
     return eventTimeSpan;
   }
 
-  /** @return arrival time of the last record of slice {@code i} (0-based) */
+  /**
+   * @return arrival time of the last record of slice {@code i} (0-based)
+   */
   public Instant sliceEnd(int i) {
     List<Event> s = slices.get(i);
     return s.get(s.size() - 1).arrival();

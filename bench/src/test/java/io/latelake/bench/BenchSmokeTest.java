@@ -16,18 +16,27 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Runs the whole bench at a tiny size (2,000 events, one repeat, one micro-batch) so that it
- * cannot rot: every figure row is printed and written with positive times. No figure is
- * asserted against its target — times are the machine's, not latelake's.
+ * Runs the whole bench at a tiny size (2,000 events, one repeat, one micro-batch) so that it cannot
+ * rot: every figure row is printed and written with positive times. No figure is asserted against
+ * its target — times are the machine's, not latelake's.
  */
 class BenchSmokeTest {
-  private static final List<String> FIGURES = List.of("ingest-vs-from-json",
-      "ingest-vs-bare-copy", "dedup", "dedup-state-rows", "dedup-rocksdb",
-      "dedup-rocksdb-state-rows", "publish", "publish-4x-table",
-      "fast-path", "correction", "profile", "scale-out");
+  private static final List<String> FIGURES =
+      List.of(
+          "ingest-vs-from-json",
+          "ingest-vs-bare-copy",
+          "dedup",
+          "dedup-state-rows",
+          "dedup-rocksdb",
+          "dedup-rocksdb-state-rows",
+          "publish",
+          "publish-4x-table",
+          "fast-path",
+          "correction",
+          "profile",
+          "scale-out");
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   @Test
   void everyFigureIsMeasuredAndWritten() throws Exception {
@@ -36,9 +45,21 @@ class BenchSmokeTest {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     Path results = tmp.resolve("results");
-    int rc = Launcher.execute(new BenchMain(), new PrintWriter(out, true),
-        new PrintWriter(err, true), "--events", "2000", "--repeats", "1", "--slices", "1",
-        "--work", tmp.resolve("work").toString(), "--results", results.toString());
+    int rc =
+        Launcher.execute(
+            new BenchMain(),
+            new PrintWriter(out, true),
+            new PrintWriter(err, true),
+            "--events",
+            "2000",
+            "--repeats",
+            "1",
+            "--slices",
+            "1",
+            "--work",
+            tmp.resolve("work").toString(),
+            "--results",
+            results.toString());
 
     // The table, for whoever reads the test's output file.
     System.out.println(out);
@@ -47,8 +68,10 @@ class BenchSmokeTest {
     try (Stream<Path> s = Files.list(results)) {
       files = s.toList();
     }
-    assertThat(files).singleElement().satisfies(f ->
-        assertThat(f.getFileName().toString()).startsWith("bench-").endsWith(".json"));
+    assertThat(files)
+        .singleElement()
+        .satisfies(
+            f -> assertThat(f.getFileName().toString()).startsWith("bench-").endsWith(".json"));
     JsonNode json = new ObjectMapper().readTree(files.get(0).toFile());
     assertThat(json.get("events").asLong()).isEqualTo(2000);
     List<String> names = new ArrayList<>();
@@ -67,6 +90,7 @@ class BenchSmokeTest {
       assertThat(out.toString()).contains(name);
     }
     assertThat(names).containsExactlyElementsOf(FIGURES);
-    assertThat(json.get("figures").get(FIGURES.indexOf("correction")).get("note").asText()).contains("output identical");
+    assertThat(json.get("figures").get(FIGURES.indexOf("correction")).get("note").asText())
+        .contains("output identical");
   }
 }

@@ -18,16 +18,16 @@ import java.util.Set;
  * @param trigger the stream's trigger
  * @param event the event schema
  * @param filesPath landing folder (files source)
- * @param enqueuedTimeField payload field of the enqueued time, when the source is files and
- *     {@code lake.bronze.files.enqueued-time = payload-field}; empty otherwise
+ * @param enqueuedTimeField payload field of the enqueued time, when the source is files and {@code
+ *     lake.bronze.files.enqueued-time = payload-field}; empty otherwise
  * @param maxFilesPerTrigger files per micro-batch (files source)
  * @param bootstrapServers Kafka broker addresses
  * @param topics Kafka topics
  * @param startingOffsets earliest or latest
  * @param maxOffsetsPerTrigger records per micro-batch, 0 for no bound
  * @param kafkaOptions options of Spark's Kafka source from {@code lake.bronze.kafka.properties}
- *     (validated by {@link KafkaOptions}): consumer properties as {@code kafka.<name>}, with
- *     {@code kafka.isolation.level=read_committed} unless configured otherwise
+ *     (validated by {@link KafkaOptions}): consumer properties as {@code kafka.<name>}, with {@code
+ *     kafka.isolation.level=read_committed} unless configured otherwise
  */
 public record BronzeConfig(
     Source source,
@@ -49,7 +49,9 @@ public record BronzeConfig(
     /** Kafka topics ({@code lake.bronze.kafka}). */
     KAFKA;
 
-    /** @return the value in the config: {@code files} or {@code kafka} */
+    /**
+     * @return the value in the config: {@code files} or {@code kafka}
+     */
     public String configName() {
       return name().toLowerCase(java.util.Locale.ROOT);
     }
@@ -63,17 +65,22 @@ public record BronzeConfig(
   public static BronzeConfig fromConfig(Config root) {
     EventSchema event = EventSchema.fromConfig(root);
     Settings b = Settings.of(root).sub("lake.bronze");
-    Source source = Source.valueOf(
-        b.oneOf("source", Set.of("files", "kafka")).toUpperCase(java.util.Locale.ROOT));
+    Source source =
+        Source.valueOf(
+            b.oneOf("source", Set.of("files", "kafka")).toUpperCase(java.util.Locale.ROOT));
     TriggerSpec trigger = TriggerSpec.fromConfig(b);
     Settings f = b.sub("files");
     String mode = f.oneOf("enqueued-time", Set.of("payload-field", "modification-time"));
     // Kafka records carry the broker's timestamp; a payload field only serves the files source.
-    Optional<String> enqField = source == Source.FILES && mode.equals("payload-field")
-        ? Optional.of(f.string("enqueued-time-field")) : Optional.empty();
-    if (enqField.isPresent() && (enqField.get().equals(event.idField())
-        || enqField.get().equals(event.timeField()))) {
-      throw LakeConfigException.invalid(f.key("enqueued-time-field"), enqField.get(),
+    Optional<String> enqField =
+        source == Source.FILES && mode.equals("payload-field")
+            ? Optional.of(f.string("enqueued-time-field"))
+            : Optional.empty();
+    if (enqField.isPresent()
+        && (enqField.get().equals(event.idField()) || enqField.get().equals(event.timeField()))) {
+      throw LakeConfigException.invalid(
+          f.key("enqueued-time-field"),
+          enqField.get(),
           "must differ from the event id and event time fields");
     }
     Settings k = b.sub("kafka");
@@ -86,21 +93,32 @@ public record BronzeConfig(
     for (int i = 0; i < topics.size(); i++) {
       KafkaOptions.requireLegalTopic(k.key("topics") + "[" + i + "]", topics.get(i));
     }
-    return new BronzeConfig(source, trigger, event,
-        f.string("path"), enqField, f.intBetween("max-files-per-trigger", 1, 1_000_000),
-        k.string("bootstrap-servers"), topics,
+    return new BronzeConfig(
+        source,
+        trigger,
+        event,
+        f.string("path"),
+        enqField,
+        f.intBetween("max-files-per-trigger", 1, 1_000_000),
+        k.string("bootstrap-servers"),
+        topics,
         k.oneOf("starting-offsets", Set.of("earliest", "latest")),
-        k.longBetween("max-offsets-per-trigger", 0, Long.MAX_VALUE), Map.copyOf(kafkaOptions));
+        k.longBetween("max-offsets-per-trigger", 0, Long.MAX_VALUE),
+        Map.copyOf(kafkaOptions));
   }
 
-  /** @return the Kafka properties an admin client also knows (for topic checks) */
+  /**
+   * @return the Kafka properties an admin client also knows (for topic checks)
+   */
   public Map<String, Object> kafkaAdminProperties() {
     return KafkaOptions.adminProperties(kafkaOptions);
   }
 
-  /** @return the streaming query name, also the checkpoint folder name */
+  /**
+   * @return the streaming query name, also the checkpoint folder name
+   */
   public String queryName() {
-    return "bronze_" + event.sourceName().toLowerCase(java.util.Locale.ROOT)
-        .replaceAll("[^a-z0-9_]", "_");
+    return "bronze_"
+        + event.sourceName().toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
   }
 }

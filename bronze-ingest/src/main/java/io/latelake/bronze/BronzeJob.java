@@ -10,13 +10,13 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
 /**
- * Streams the configured source (Kafka topics or a landing folder) into {@code bronze_events}.
- * No watermark, no filter: every record becomes exactly one row (see {@link BronzeRows} for the
- * schema), once per (source, partition, offset) or file line, across restarts — the Delta sink
- * and the checkpoint make the append exactly-once. {@link #run()} runs until the input is
- * drained (available-now) or until stopped; it throws
- * {@link io.latelake.core.config.LakeConfigException} when the landing folder does not exist or
- * the bronze table was written from the other kind of source.
+ * Streams the configured source (Kafka topics or a landing folder) into {@code bronze_events}. No
+ * watermark, no filter: every record becomes exactly one row (see {@link BronzeRows} for the
+ * schema), once per (source, partition, offset) or file line, across restarts — the Delta sink and
+ * the checkpoint make the append exactly-once. {@link #run()} runs until the input is drained
+ * (available-now) or until stopped; it throws {@link io.latelake.core.config.LakeConfigException}
+ * when the landing folder does not exist or the bronze table was written from the other kind of
+ * source.
  */
 public final class BronzeJob extends StreamingJob<BronzeConfig> {
   public BronzeJob(JobContext context, BronzeConfig config) {
@@ -27,15 +27,19 @@ public final class BronzeJob extends StreamingJob<BronzeConfig> {
   protected List<StreamPlan> plans() {
     // A bronze table written by an earlier version lacks newer columns (payload_bytes):
     // mergeSchema lets Delta add them on the first append instead of refusing the stream.
-    return List.of(new StreamPlan(config.queryName(), this::source, this::transform,
-        context.tables().bronzeEvents(),
-        new StreamPlan.Append(List.of("ingest_date"), Map.of("mergeSchema", "true")),
-        config.trigger()));
+    return List.of(
+        new StreamPlan(
+            config.queryName(),
+            this::source,
+            this::transform,
+            context.tables().bronzeEvents(),
+            new StreamPlan.Append(List.of("ingest_date"), Map.of("mergeSchema", "true")),
+            config.trigger()));
   }
 
   private Dataset<Row> source() {
-    SourceSwitchGuard.requireSameSource(context.spark(), context.tables().bronzeEvents(),
-        config.source(), config.queryName());
+    SourceSwitchGuard.requireSameSource(
+        context.spark(), context.tables().bronzeEvents(), config.source(), config.queryName());
     return switch (config.source()) {
       case KAFKA -> BronzeSources.kafka(context.spark(), config);
       case FILES -> BronzeSources.files(context.spark(), config);

@@ -6,10 +6,12 @@ import picocli.CommandLine.Command;
 
 /**
  * {@code latelake bronze}: streams Kafka or a landing folder into {@code bronze_events}.
- * spark-submit entry point: {@code --class io.latelake.bronze.BronzeMain}. Exit codes: 0 ok,
- * 1 runtime failure, 2 bad usage or config.
+ * spark-submit entry point: {@code --class io.latelake.bronze.BronzeMain}. Exit codes: 0 ok, 1
+ * runtime failure, 2 bad usage or config.
  */
-@Command(name = "bronze", mixinStandardHelpOptions = true,
+@Command(
+    name = "bronze",
+    mixinStandardHelpOptions = true,
     description = "Stream Kafka topics or a landing folder into bronze_events (every record kept).")
 public final class BronzeMain extends StreamCommand<BronzeConfig> {
   public BronzeMain() {

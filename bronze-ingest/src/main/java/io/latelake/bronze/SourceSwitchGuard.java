@@ -22,22 +22,41 @@ final class SourceSwitchGuard {
    * @param queryName the stream's query name (its checkpoint folder)
    * @throws LakeConfigException (exit 2) when the table holds rows of the other source kind
    */
-  static void requireSameSource(SparkSession spark, String path, BronzeConfig.Source configured,
-      String queryName) {
+  static void requireSameSource(
+      SparkSession spark, String path, BronzeConfig.Source configured, String queryName) {
     String source = configured.configName();
     if (!DeltaTables.exists(spark, path)) {
       return;
     }
     // Every row carries the kind of its source: a Kafka offset or a source file.
-    List<Row> first = spark.read().format("delta").load(path)
-        .select("kafka_offset", "source_file").limit(1).collectAsList();
+    List<Row> first =
+        spark
+            .read()
+            .format("delta")
+            .load(path)
+            .select("kafka_offset", "source_file")
+            .limit(1)
+            .collectAsList();
     String written = first.isEmpty() ? null : first.get(0).isNullAt(0) ? "files" : "kafka";
     if (written != null && !written.equals(source)) {
-      throw new LakeConfigException("Invalid value '" + source + "' for key 'lake.bronze.source': "
-          + "bronze_events at " + path + " was written from " + written + " by the stream '"
-          + queryName + "', whose checkpoint tracks " + written + " offsets; a stream cannot "
-          + "change its source. Keep lake.bronze.source=" + written + ", or give the " + source
-          + " stream a new lake.root.");
+      throw new LakeConfigException(
+          "Invalid value '"
+              + source
+              + "' for key 'lake.bronze.source': "
+              + "bronze_events at "
+              + path
+              + " was written from "
+              + written
+              + " by the stream '"
+              + queryName
+              + "', whose checkpoint tracks "
+              + written
+              + " offsets; a stream cannot "
+              + "change its source. Keep lake.bronze.source="
+              + written
+              + ", or give the "
+              + source
+              + " stream a new lake.root.");
     }
   }
 }

@@ -27,10 +27,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class BronzeJobTest extends SparkTestBase {
-  private static final Path PHONE_DATA = repoRoot().resolve("data/ooo-iot-umts/ooo_umts_events.csv.gz");
+  private static final Path PHONE_DATA =
+      repoRoot().resolve("data/ooo-iot-umts/ooo_umts_events.csv.gz");
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   static Path repoRoot() {
     Path p = Path.of("").toAbsolutePath();
@@ -66,14 +66,25 @@ class BronzeJobTest extends SparkTestBase {
       w.write(i + 1, slices.get(i));
     }
     Config c = config(root);
-    BronzeJob.Result r = new BronzeJob(JobContext.start(spark, TableRegistry.fromConfig(c)),
-        BronzeConfig.fromConfig(c)).run();
+    BronzeJob.Result r =
+        new BronzeJob(
+                JobContext.start(spark, TableRegistry.fromConfig(c)), BronzeConfig.fromConfig(c))
+            .run();
 
     assertThat(r.summary().inputRows()).isEqualTo(46_800);
-    Row counts = spark.read().format("delta").load(root + "/bronze/events").selectExpr(
-        "count(*)", "count_if(error IS NULL)", "count(DISTINCT event_id)",
-        "CAST(min(event_time) AS STRING)", "CAST(max(enqueued_time) AS STRING)",
-        "count(DISTINCT source_file)").first();
+    Row counts =
+        spark
+            .read()
+            .format("delta")
+            .load(root + "/bronze/events")
+            .selectExpr(
+                "count(*)",
+                "count_if(error IS NULL)",
+                "count(DISTINCT event_id)",
+                "CAST(min(event_time) AS STRING)",
+                "CAST(max(enqueued_time) AS STRING)",
+                "count(DISTINCT source_file)")
+            .first();
     assertThat(counts.getLong(0)).isEqualTo(46_800);
     assertThat(counts.getLong(1)).isEqualTo(46_800);
     assertThat(counts.getLong(2)).isEqualTo(46_800);
@@ -113,14 +124,24 @@ class BronzeJobTest extends SparkTestBase {
     assertThat(again.summary().batches()).isEqualTo(1);
     assertThat(again.summary().inputRows()).isEqualTo(0);
     assertThat(bronzeRows(root)).isEqualTo(6);
-    List<String> errors = spark.read().format("delta").load(root + "/bronze/events")
-        .selectExpr("coalesce(error, 'OK')").as(org.apache.spark.sql.Encoders.STRING())
-        .collectAsList().stream().sorted().toList();
+    List<String> errors =
+        spark
+            .read()
+            .format("delta")
+            .load(root + "/bronze/events")
+            .selectExpr("coalesce(error, 'OK')")
+            .as(org.apache.spark.sql.Encoders.STRING())
+            .collectAsList()
+            .stream()
+            .sorted()
+            .toList();
     assertThat(errors).containsExactly("MALFORMED", "MALFORMED", "OK", "OK", "OK", "OK");
   }
 
   private static String line(String id) {
-    return "{\"event_id\":\"" + id + "\",\"event_time\":\"2014-11-10T12:53:39.862Z\","
+    return "{\"event_id\":\""
+        + id
+        + "\",\"event_time\":\"2014-11-10T12:53:39.862Z\","
         + "\"arrival_time\":\"2014-11-10T12:53:40.001Z\",\"device_id\":\"dev_1\","
         + "\"session\":\"d-1\",\"seq\":\"1\",\"http_content_length\":\"264\"}";
   }
@@ -137,10 +158,15 @@ class BronzeJobTest extends SparkTestBase {
         new File(root + "/_checkpoints/bronze_ooo_umts"));
     assertThatThrownBy(() -> new BronzeJob(JobContext.start(spark, tables), bc).run())
         .isInstanceOf(LatelakeException.class)
-        .hasMessage("Cannot start stream 'bronze_ooo_umts': table " + root + "/bronze/events "
-            + "has commits but checkpoint " + root + "/_checkpoints/bronze_ooo_umts has none. "
-            + "Restarting from scratch would read the input again; restore the checkpoint, or "
-            + "delete the table and the checkpoint to rebuild on purpose.");
+        .hasMessage(
+            "Cannot start stream 'bronze_ooo_umts': table "
+                + root
+                + "/bronze/events "
+                + "has commits but checkpoint "
+                + root
+                + "/_checkpoints/bronze_ooo_umts has none. "
+                + "Restarting from scratch would read the input again; restore the checkpoint, or "
+                + "delete the table and the checkpoint to rebuild on purpose.");
     assertThat(bronzeRows(root)).isEqualTo(1);
   }
 
@@ -148,10 +174,17 @@ class BronzeJobTest extends SparkTestBase {
   void missingLandingFolderIsAConfigError() {
     Path root = tmp.resolve("nolanding");
     Config c = config(root);
-    assertThatThrownBy(() -> new BronzeJob(JobContext.start(spark, TableRegistry.fromConfig(c)),
-        BronzeConfig.fromConfig(c)).run())
+    assertThatThrownBy(
+            () ->
+                new BronzeJob(
+                        JobContext.start(spark, TableRegistry.fromConfig(c)),
+                        BronzeConfig.fromConfig(c))
+                    .run())
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value '" + root.resolve("landing") + "' for key "
-            + "'lake.bronze.files.path': the landing folder does not exist");
+        .hasMessage(
+            "Invalid value '"
+                + root.resolve("landing")
+                + "' for key "
+                + "'lake.bronze.files.path': the landing folder does not exist");
   }
 }

@@ -35,8 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 class KafkaTransactionsIT extends SparkTestBase {
   private static final String TOPIC = "c25";
 
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
 
   private static KafkaBroker broker;
 
@@ -81,33 +80,49 @@ class KafkaTransactionsIT extends SparkTestBase {
   }
 
   private static String event(String id, String time, String page, long value) {
-    return "{\"event_id\":\"" + id + "\",\"event_time\":\"2024-05-14T" + time + "Z\","
-        + "\"page\":\"" + page + "\",\"value\":" + value + "}";
+    return "{\"event_id\":\""
+        + id
+        + "\",\"event_time\":\"2024-05-14T"
+        + time
+        + "Z\","
+        + "\"page\":\""
+        + page
+        + "\",\"value\":"
+        + value
+        + "}";
   }
 
   private static Config config(Path root, String... extra) {
-    List<String> sets = new ArrayList<>(List.of(
-        "lake.root=\"" + root + "\"",
-        "lake.bronze.source=kafka",
-        "lake.bronze.kafka.bootstrap-servers=\"" + broker.bootstrapServers() + "\"",
-        "lake.bronze.kafka.topics=[" + TOPIC + "]",
-        "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]"));
+    List<String> sets =
+        new ArrayList<>(
+            List.of(
+                "lake.root=\"" + root + "\"",
+                "lake.bronze.source=kafka",
+                "lake.bronze.kafka.bootstrap-servers=\"" + broker.bootstrapServers() + "\"",
+                "lake.bronze.kafka.topics=[" + TOPIC + "]",
+                "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]"));
     sets.addAll(List.of(extra));
     return ConfigLoader.load(Optional.empty(), sets);
   }
 
   private BronzeJob.Result bronze(Config c) {
-    return new BronzeJob(JobContext.start(spark, TableRegistry.fromConfig(c)),
-        BronzeConfig.fromConfig(c)).run();
+    return new BronzeJob(
+            JobContext.start(spark, TableRegistry.fromConfig(c)), BronzeConfig.fromConfig(c))
+        .run();
   }
 
   /** "offset event_id valid|error" per bronze row, sorted by offset. */
   private List<String> rows(Path root) {
-    return spark.read().format("delta").load(root + "/bronze/events")
+    return spark
+        .read()
+        .format("delta")
+        .load(root + "/bronze/events")
         .orderBy("kafka_offset")
-        .selectExpr("concat_ws(' ', kafka_offset, coalesce(event_id, '-'), "
-            + "if(error IS NULL, 'valid', 'error'))")
-        .as(Encoders.STRING()).collectAsList();
+        .selectExpr(
+            "concat_ws(' ', kafka_offset, coalesce(event_id, '-'), "
+                + "if(error IS NULL, 'valid', 'error'))")
+        .as(Encoders.STRING())
+        .collectAsList();
   }
 
   @Test
@@ -116,18 +131,29 @@ class KafkaTransactionsIT extends SparkTestBase {
     BronzeJob.Result r = bronze(config(root));
 
     assertThat(r.summary().inputRows()).isEqualTo(4);
-    assertThat(rows(root)).containsExactly(
-        "0 c25-a1 valid", "1 c25-a2 valid", "6 c25-c1 valid", "7 - error");
-    assertThat(spark.read().format("delta").load(root + "/bronze/events")
-        .where("kafka_offset = 7").selectExpr("payload IS NULL").as(Encoders.BOOLEAN()).first())
+    assertThat(rows(root))
+        .containsExactly("0 c25-a1 valid", "1 c25-a2 valid", "6 c25-c1 valid", "7 - error");
+    assertThat(
+            spark
+                .read()
+                .format("delta")
+                .load(root + "/bronze/events")
+                .where("kafka_offset = 7")
+                .selectExpr("payload IS NULL")
+                .as(Encoders.BOOLEAN())
+                .first())
         .isTrue();
     // failOnDataLoss is on, yet the stream consumed up to offset 9 (9 offsets, 4 records):
     // the gaps at 2, 5 and 8 (markers) and 3-4 (aborted) are not a loss.
     Path offsets = root.resolve("_checkpoints/bronze_events/offsets");
     try (var files = Files.list(offsets)) {
-      Path last = files.filter(f -> f.getFileName().toString().matches("\\d+"))
-          .max(java.util.Comparator.comparingLong(f -> Long.parseLong(f.getFileName().toString())))
-          .orElseThrow();
+      Path last =
+          files
+              .filter(f -> f.getFileName().toString().matches("\\d+"))
+              .max(
+                  java.util.Comparator.comparingLong(
+                      f -> Long.parseLong(f.getFileName().toString())))
+              .orElseThrow();
       List<String> lines = Files.readAllLines(last);
       assertThat(lines.get(lines.size() - 1)).isEqualTo("{\"c25\":{\"0\":9}}");
     }
@@ -138,25 +164,36 @@ class KafkaTransactionsIT extends SparkTestBase {
     Path root = tmp.resolve("uncommitted");
     bronze(config(root, "lake.bronze.kafka.properties.\"isolation.level\"=read_uncommitted"));
 
-    assertThat(rows(root)).containsExactly("0 c25-a1 valid", "1 c25-a2 valid",
-        "3 c25-b1 valid", "4 c25-b2 valid", "6 c25-c1 valid", "7 - error");
+    assertThat(rows(root))
+        .containsExactly(
+            "0 c25-a1 valid",
+            "1 c25-a2 valid",
+            "3 c25-b1 valid",
+            "4 c25-b2 valid",
+            "6 c25-c1 valid",
+            "7 - error");
   }
 
   @Test
   void switchingAFilesRootToKafkaIsRefusedWithTheRemedy() throws Exception {
     Path root = tmp.resolve("switch");
-    new LandingWriter(root.resolve("landing")).writeLines("a.jsonl",
-        List.of(event("f-1", "12:00:00", "home", 1)));
-    Config files = config(root, "lake.bronze.source=files",
-        "lake.bronze.files.path=\"" + root.resolve("landing") + "\"");
+    new LandingWriter(root.resolve("landing"))
+        .writeLines("a.jsonl", List.of(event("f-1", "12:00:00", "home", 1)));
+    Config files =
+        config(
+            root,
+            "lake.bronze.source=files",
+            "lake.bronze.files.path=\"" + root.resolve("landing") + "\"");
     bronze(files);
 
     assertThatThrownBy(() -> bronze(config(root)))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value 'kafka' for key 'lake.bronze.source': bronze_events at "
-            + root + "/bronze/events was written from files by the stream 'bronze_events', "
-            + "whose checkpoint tracks files offsets; a stream cannot change its source. Keep "
-            + "lake.bronze.source=files, or give the kafka stream a new lake.root.");
+        .hasMessage(
+            "Invalid value 'kafka' for key 'lake.bronze.source': bronze_events at "
+                + root
+                + "/bronze/events was written from files by the stream 'bronze_events', "
+                + "whose checkpoint tracks files offsets; a stream cannot change its source. Keep "
+                + "lake.bronze.source=files, or give the kafka stream a new lake.root.");
     assertThat(spark.read().format("delta").load(root + "/bronze/events").count()).isEqualTo(1);
   }
 }

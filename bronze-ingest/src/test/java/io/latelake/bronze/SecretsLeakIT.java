@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latelake.bronze.replay.LandingWriter;
 import io.latelake.core.testing.SparkTestBase;
-import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -21,39 +20,42 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Plants a distinct secret under every kind of credential key, in a config file and with
- * {@code --set}, runs {@code latelake bronze} as its own process (a run from files, a failing
- * run, two refused configurations), then searches everything those processes wrote — stdout,
- * stderr, the log file (everything at INFO), the Delta tables (raw bytes and their rows read
- * back), checkpoints, whatever else lands under the work folder — for each planted secret.
+ * Plants a distinct secret under every kind of credential key, in a config file and with {@code
+ * --set}, runs {@code latelake bronze} as its own process (a run from files, a failing run, two
+ * refused configurations), then searches everything those processes wrote — stdout, stderr, the log
+ * file (everything at INFO), the Delta tables (raw bytes and their rows read back), checkpoints,
+ * whatever else lands under the work folder — for each planted secret.
  */
 class SecretsLeakIT extends SparkTestBase {
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   /** Config key (HOCON, as written) → planted secret. */
   private static final Map<String, String> FILE_SECRETS = new LinkedHashMap<>();
+
   private static final Map<String, String> SET_SECRETS = new LinkedHashMap<>();
 
   static {
     String k = "lake.bronze.kafka.properties.";
     String s = "lake.spark.conf.";
-    FILE_SECRETS.put(k + "\"sasl.jaas.config\"",
+    FILE_SECRETS.put(
+        k + "\"sasl.jaas.config\"",
         "org.apache.kafka.common.security.plain.PlainLoginModule required username=\\\"svc\\\" "
             + "password=\\\"pl4nt-01-jaas\\\";");
     FILE_SECRETS.put(k + "\"ssl.keystore.key\"", "pl4nt-02-keystore-key");
     FILE_SECRETS.put(k + "\"ssl.key.password\"", "pl4nt-03-key-pass");
     FILE_SECRETS.put(k + "\"ssl.truststore.password\"", "pl4nt-04-truststore-pass");
-    FILE_SECRETS.put(s + "\"spark.hadoop.fs.azure.account.key.acct.dfs.core.windows.net\"",
+    FILE_SECRETS.put(
+        s + "\"spark.hadoop.fs.azure.account.key.acct.dfs.core.windows.net\"",
         "pl4nt-05-azure-account-key");
-    FILE_SECRETS.put(s + "\"spark.hadoop.fs.gs.auth.service.account.private.key\"",
-        "pl4nt-06-gcs-private-key");
+    FILE_SECRETS.put(
+        s + "\"spark.hadoop.fs.gs.auth.service.account.private.key\"", "pl4nt-06-gcs-private-key");
     FILE_SECRETS.put(s + "\"spark.hadoop.fs.s3a.secret.key\"", "pl4nt-07-s3a-secret");
     FILE_SECRETS.put(s + "\"spark.hadoop.fs.s3a.access.key\"", "pl4nt-08-s3a-access");
     FILE_SECRETS.put(s + "\"spark.hadoop.fs.s3a.session.token\"", "pl4nt-09-s3a-token");
     FILE_SECRETS.put(s + "\"spark.latelake.vault\"", "pl4nt-10-configured-regex");
     SET_SECRETS.put(k + "\"ssl.keystore.password\"", "pl4nt-11-keystore-pass");
-    SET_SECRETS.put(s + "\"spark.hadoop.fs.azure.account.key.other.blob.core.windows.net\"",
+    SET_SECRETS.put(
+        s + "\"spark.hadoop.fs.azure.account.key.other.blob.core.windows.net\"",
         "pl4nt-12-azure-set");
   }
 
@@ -67,15 +69,19 @@ class SecretsLeakIT extends SparkTestBase {
     return out;
   }
 
-  /** @param stderr standard error without the JVM's notice about incubator modules */
+  /**
+   * @param stderr standard error without the JVM's notice about incubator modules
+   */
   private record Run(int code, String stdout, String stderr) {}
 
   private Run bronze(Path work, String name, Path config, List<String> sets) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (arg.startsWith("--add-") || arg.startsWith("-XX:+Ignore")
-          || arg.startsWith("-XX:TieredStopAtLevel") || arg.startsWith("-Djdk.reflect")
+      if (arg.startsWith("--add-")
+          || arg.startsWith("-XX:+Ignore")
+          || arg.startsWith("-XX:TieredStopAtLevel")
+          || arg.startsWith("-Djdk.reflect")
           || arg.startsWith("-Dio.netty")) {
         cmd.add(arg);
       }
@@ -86,22 +92,37 @@ class SecretsLeakIT extends SparkTestBase {
         cmd.add("-D" + property + "=" + System.getProperty(property));
       }
     }
-    cmd.addAll(List.of("-Xmx1g", "-Dspark.master=local[1]", "-Dspark.ui.enabled=false",
-        "-Dlog4j2.configurationFile=" + work.resolve("log4j2.properties").toUri(),
-        "-cp", classpath(), "io.latelake.bronze.BronzeMain", "--config", config.toString()));
+    cmd.addAll(
+        List.of(
+            "-Xmx1g",
+            "-Dspark.master=local[1]",
+            "-Dspark.ui.enabled=false",
+            "-Dlog4j2.configurationFile=" + work.resolve("log4j2.properties").toUri(),
+            "-cp",
+            classpath(),
+            "io.latelake.bronze.BronzeMain",
+            "--config",
+            config.toString()));
     for (String s : sets) {
       cmd.addAll(List.of("--set", s));
     }
     Path out = work.resolve(name + ".stdout");
     Path err = work.resolve(name + ".stderr");
-    Process p = new ProcessBuilder(cmd).directory(work.toFile())
-        .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    Process p =
+        new ProcessBuilder(cmd)
+            .directory(work.toFile())
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .start();
     if (!p.waitFor(10, TimeUnit.MINUTES)) {
       p.destroyForcibly();
       throw new IllegalStateException(name + " did not finish");
     }
-    String stderr = Files.readString(err).replace(
-        "WARNING: Using incubator modules: jdk.incubator.vector" + System.lineSeparator(), "");
+    String stderr =
+        Files.readString(err)
+            .replace(
+                "WARNING: Using incubator modules: jdk.incubator.vector" + System.lineSeparator(),
+                "");
     return new Run(p.exitValue(), Files.readString(out), stderr);
   }
 
@@ -114,29 +135,38 @@ class SecretsLeakIT extends SparkTestBase {
   void noPlantedSecretAppearsInAnythingTheProcessesWrote() throws Exception {
     Path work = Files.createDirectories(tmp.resolve("work"));
     Path root = tmp.resolve("work/lake");
-    Files.writeString(work.resolve("log4j2.properties"), String.join("\n",
-        "rootLogger.level = info",
-        "rootLogger.appenderRef.file.ref = file",
-        "rootLogger.appenderRef.err.ref = err",
-        "appender.file.type = File",
-        "appender.file.name = file",
-        "appender.file.fileName = " + work.resolve("latelake.log"),
-        "appender.file.layout.type = PatternLayout",
-        "appender.file.layout.pattern = %d %p %c: %m%n%throwable",
-        "appender.err.type = Console",
-        "appender.err.name = err",
-        "appender.err.target = SYSTEM_ERR",
-        "appender.err.layout.type = PatternLayout",
-        "appender.err.layout.pattern = %p %c{1}: %m%n%throwable", ""));
-    new LandingWriter(work.resolve("landing")).writeLines("a.jsonl", List.of(
-        "{\"event_id\":\"e1\",\"event_time\":\"2024-05-14T12:01:00Z\"}",
-        "{\"event_id\":\"e2\",\"event_time\":\"2024-05-14T12:02:00Z\"}", "not json"));
+    Files.writeString(
+        work.resolve("log4j2.properties"),
+        String.join(
+            "\n",
+            "rootLogger.level = info",
+            "rootLogger.appenderRef.file.ref = file",
+            "rootLogger.appenderRef.err.ref = err",
+            "appender.file.type = File",
+            "appender.file.name = file",
+            "appender.file.fileName = " + work.resolve("latelake.log"),
+            "appender.file.layout.type = PatternLayout",
+            "appender.file.layout.pattern = %d %p %c: %m%n%throwable",
+            "appender.err.type = Console",
+            "appender.err.name = err",
+            "appender.err.target = SYSTEM_ERR",
+            "appender.err.layout.type = PatternLayout",
+            "appender.err.layout.pattern = %p %c{1}: %m%n%throwable",
+            ""));
+    new LandingWriter(work.resolve("landing"))
+        .writeLines(
+            "a.jsonl",
+            List.of(
+                "{\"event_id\":\"e1\",\"event_time\":\"2024-05-14T12:01:00Z\"}",
+                "{\"event_id\":\"e2\",\"event_time\":\"2024-05-14T12:02:00Z\"}",
+                "not json"));
     StringBuilder conf = new StringBuilder();
     conf.append("lake.root = \"").append(root).append("\"\n");
     conf.append("lake.bronze.files.path = \"").append(work.resolve("landing")).append("\"\n");
     conf.append("lake.spark.shuffle-partitions = 1\n");
-    conf.append("lake.spark.conf.\"spark.redaction.regex\" = "
-        + "\"(?i)secret|password|token|access[.]?key|vault\"\n");
+    conf.append(
+        "lake.spark.conf.\"spark.redaction.regex\" = "
+            + "\"(?i)secret|password|token|access[.]?key|vault\"\n");
     FILE_SECRETS.forEach((k, v) -> conf.append(k).append(" = \"").append(v).append("\"\n"));
     Path config = work.resolve("secrets.conf");
     Files.writeString(config, conf.toString());
@@ -145,8 +175,10 @@ class SecretsLeakIT extends SparkTestBase {
 
     Run ok = bronze(work, "files", config, sets);
     assertThat(ok.code()).as(ok.stderr()).isEqualTo(0);
-    assertThat(ok.stderr()).contains("Effective configuration:",
-        "lake.bronze.kafka.properties.\"ssl.keystore.password\" = ******");
+    assertThat(ok.stderr())
+        .contains(
+            "Effective configuration:",
+            "lake.bronze.kafka.properties.\"ssl.keystore.password\" = ******");
     assertThat(spark.read().format("delta").load(root + "/bronze/events").count()).isEqualTo(3);
 
     // A runtime failure: lake.root is a file, so no table can be created there.
@@ -158,23 +190,29 @@ class SecretsLeakIT extends SparkTestBase {
 
     // Refused before any work: a mistyped secret override, an unknown Kafka option.
     List<String> mistyped = new ArrayList<>(sets);
-    mistyped.add("lake.bronze.kafka.properties.\"sasl.jaas.config=org.apache.kafka.common."
-        + "security.plain.PlainLoginModule required username=\"svc\" "
-        + "password=\"pl4nt-13-mistyped-jaas\";");
+    mistyped.add(
+        "lake.bronze.kafka.properties.\"sasl.jaas.config=org.apache.kafka.common."
+            + "security.plain.PlainLoginModule required username=\"svc\" "
+            + "password=\"pl4nt-13-mistyped-jaas\";");
     Run typo = bronze(work, "mistyped", config, mistyped);
     assertThat(typo.code()).isEqualTo(2);
-    assertThat(typo.stderr()).isEqualTo("latelake: Invalid override "
-        + "'lake.bronze.kafka.properties.\"sasl.jaas.config=******' for --set: the key is not a "
-        + "valid path (quote a name that holds dots, e.g. lake.spark.conf.\"spark.x.y\"=value)"
-        + System.lineSeparator());
+    assertThat(typo.stderr())
+        .isEqualTo(
+            "latelake: Invalid override "
+                + "'lake.bronze.kafka.properties.\"sasl.jaas.config=******' for --set: the key is not a "
+                + "valid path (quote a name that holds dots, e.g. lake.spark.conf.\"spark.x.y\"=value)"
+                + System.lineSeparator());
     List<String> unknown = new ArrayList<>(sets);
-    unknown.add("lake.bronze.kafka.properties.\"basic.auth.user.info\"=\"svc:pl4nt-14-basic-auth\"");
+    unknown.add(
+        "lake.bronze.kafka.properties.\"basic.auth.user.info\"=\"svc:pl4nt-14-basic-auth\"");
     Run refused = bronze(work, "unknown-option", config, unknown);
     assertThat(refused.code()).isEqualTo(2);
-    assertThat(refused.stderr()).isEqualTo("latelake: Unknown Kafka option "
-        + "'basic.auth.user.info' (lake.bronze.kafka.properties.\"basic.auth.user.info\"): "
-        + "neither a Kafka consumer property nor a Spark Kafka source option"
-        + System.lineSeparator());
+    assertThat(refused.stderr())
+        .isEqualTo(
+            "latelake: Unknown Kafka option "
+                + "'basic.auth.user.info' (lake.bronze.kafka.properties.\"basic.auth.user.info\"): "
+                + "neither a Kafka consumer property nor a Spark Kafka source option"
+                + System.lineSeparator());
 
     // Every file the processes wrote (the config file, which holds the secrets, aside).
     List<Path> written;
@@ -190,8 +228,14 @@ class SecretsLeakIT extends SparkTestBase {
     List<String> rows = new ArrayList<>();
     try (Stream<Path> logs = Files.walk(root)) {
       for (Path log : logs.filter(d -> d.getFileName().toString().equals("_delta_log")).toList()) {
-        rows.addAll(spark.read().format("delta").load(log.getParent().toString())
-            .selectExpr("to_json(struct(*))").as(Encoders.STRING()).collectAsList());
+        rows.addAll(
+            spark
+                .read()
+                .format("delta")
+                .load(log.getParent().toString())
+                .selectExpr("to_json(struct(*))")
+                .as(Encoders.STRING())
+                .collectAsList());
       }
     }
     assertThat(rows).hasSizeGreaterThanOrEqualTo(3);

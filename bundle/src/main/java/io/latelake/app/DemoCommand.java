@@ -1,7 +1,5 @@
 package io.latelake.app;
 
-import io.latelake.core.job.JobContext;
-import io.latelake.core.metric.MetricSpec;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.sum;
 
@@ -13,11 +11,12 @@ import io.latelake.bronze.replay.ReplaySource;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.ConfigOptions;
 import io.latelake.core.config.Settings;
+import io.latelake.core.job.JobContext;
+import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.spark.SparkSessions;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.correction.CorrectJob;
 import io.latelake.correction.CorrectionConfig;
-import io.latelake.core.metric.MetricSpec;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -39,38 +38,38 @@ import picocli.CommandLine.Spec;
  * bronze rows (valid / invalid), silver rows, duplicates removed, rows dropped by the watermark,
  * gold rows and the first gold windows.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
     description = "Replay the bundled phone data through bronze, silver and gold, then report.")
 public final class DemoCommand implements Callable<Integer> {
-  @Mixin
-  ConfigOptions options = new ConfigOptions();
+  @Mixin ConfigOptions options = new ConfigOptions();
 
-  @Mixin
-  ReplaySource source = new ReplaySource();
+  @Mixin ReplaySource source = new ReplaySource();
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
   @Override
   public Integer call() {
     Config base = options.load();
-    String stamp = LocalDateTime.now(ZoneOffset.UTC)
-        .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+    String stamp =
+        LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
     String root = Settings.of(base).string("lake.root") + "/demo-" + stamp;
     Path landing = Path.of(root, "landing");
-    Config config = base
-        .withValue("lake.root", ConfigValueFactory.fromAnyRef(root))
-        .withValue("lake.bronze.source", ConfigValueFactory.fromAnyRef("files"))
-        .withValue("lake.bronze.files.path", ConfigValueFactory.fromAnyRef(landing.toString()));
+    Config config =
+        base.withValue("lake.root", ConfigValueFactory.fromAnyRef(root))
+            .withValue("lake.bronze.source", ConfigValueFactory.fromAnyRef("files"))
+            .withValue("lake.bronze.files.path", ConfigValueFactory.fromAnyRef(landing.toString()));
     List<List<CapturedEvents.Event>> slices = source.slices();
     long events = slices.stream().mapToLong(List::size).sum();
     PrintWriter out = spec.commandLine().getOut();
     // The demo prints its own progress; one log line per micro-batch would bury it.
-    org.apache.logging.log4j.core.config.Configurator.setLevel("io.latelake.core.streaming",
-        org.apache.logging.log4j.Level.WARN);
+    org.apache.logging.log4j.core.config.Configurator.setLevel(
+        "io.latelake.core.streaming", org.apache.logging.log4j.Level.WARN);
     SparkSession spark = SparkSessions.create("latelake-demo", config);
     FastPath fast = new FastPath(spark, config);
-    out.printf("latelake demo: %d events from %s in %d micro-batches of %s arrival time%n",
+    out.printf(
+        "latelake demo: %d events from %s in %d micro-batches of %s arrival time%n",
         events, source.dataset(), slices.size(), source.slice());
     out.printf("tables under %s%n", Path.of(root).toAbsolutePath());
     out.flush();
@@ -85,20 +84,30 @@ public final class DemoCommand implements Callable<Integer> {
         read += step.bronze().inputRows();
         dropped += step.droppedByWatermark();
         if ((i + 1) % 10 == 0 || i + 1 == slices.size()) {
-          out.printf("  micro-batch %d/%d: %d records read, %d dropped by the watermark so far "
-              + "(%.0f s)%n", i + 1, slices.size(), read, dropped,
-              (System.nanoTime() - started) / 1e9);
+          out.printf(
+              "  micro-batch %d/%d: %d records read, %d dropped by the watermark so far "
+                  + "(%.0f s)%n",
+              i + 1, slices.size(), read, dropped, (System.nanoTime() - started) / 1e9);
           out.flush();
         }
       }
       report(out, spark, fast.tables(), fast, events, dropped);
       correct(out, spark, config);
       // lateness-profiler: the lateness summary and the HTML report, last.
-      io.latelake.profiler.LatenessSummary.run(out, spark, config,
-          slices.stream().flatMap(List::stream).map(CapturedEvents.Event::arrival)
-              .min(java.util.Comparator.naturalOrder()).orElse(java.time.Instant.EPOCH),
-          slices.stream().flatMap(List::stream).map(CapturedEvents.Event::arrival)
-              .max(java.util.Comparator.naturalOrder()).orElse(java.time.Instant.EPOCH));
+      io.latelake.profiler.LatenessSummary.run(
+          out,
+          spark,
+          config,
+          slices.stream()
+              .flatMap(List::stream)
+              .map(CapturedEvents.Event::arrival)
+              .min(java.util.Comparator.naturalOrder())
+              .orElse(java.time.Instant.EPOCH),
+          slices.stream()
+              .flatMap(List::stream)
+              .map(CapturedEvents.Event::arrival)
+              .max(java.util.Comparator.naturalOrder())
+              .orElse(java.time.Instant.EPOCH));
       // analyst: tables and status views by name, and what to type next.
       spark.stop();
       io.latelake.analyst.DemoCatalog.registerAndSuggest(out, config, options.configFile());
@@ -109,58 +118,87 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   /**
-   * Runs the correction path's {@code correct} over the demo's fresh lake (every bronze row is
-   * new, so it checks them all, as {@code --since} the demo's start would) and prints the windows
-   * it restated, before → after.
+   * Runs the correction path's {@code correct} over the demo's fresh lake (every bronze row is new,
+   * so it checks them all, as {@code --since} the demo's start would) and prints the windows it
+   * restated, before → after.
    */
   private static void correct(PrintWriter out, SparkSession spark, Config config) {
     CorrectionConfig cc = CorrectionConfig.fromConfig(config);
     long started = System.nanoTime();
-    CorrectJob.Result r = new CorrectJob(JobContext.start(spark, TableRegistry.fromConfig(config)),
-        new CorrectJob.Options(cc, cc.metrics(),
-        java.util.Optional.of(java.time.Instant.EPOCH))).run();
-    out.printf("%n== correct (run %s, %.0f s) ==%n", r.runId(),
-        (System.nanoTime() - started) / 1e9);
+    CorrectJob.Result r =
+        new CorrectJob(
+                JobContext.start(spark, TableRegistry.fromConfig(config)),
+                new CorrectJob.Options(
+                    cc, cc.metrics(), java.util.Optional.of(java.time.Instant.EPOCH)))
+            .run();
+    out.printf(
+        "%n== correct (run %s, %.0f s) ==%n", r.runId(), (System.nanoTime() - started) / 1e9);
     for (CorrectJob.MetricResult m : r.metrics()) {
-      out.printf("gold.%s (late policy %s): watermark %s, %,d windows touched, %,d closed and "
+      out.printf(
+          "gold.%s (late policy %s): watermark %s, %,d windows touched, %,d closed and "
               + "recomputed from bronze, %,d still open (deferred), %,d rows restated%n",
-          m.metric(), m.policy().configName(), m.watermark(), m.touchedWindows(),
-          m.closedWindows(), m.deferredWindows(), m.rowsChanged());
+          m.metric(),
+          m.policy().configName(),
+          m.watermark(),
+          m.touchedWindows(),
+          m.closedWindows(),
+          m.deferredWindows(),
+          m.rowsChanged());
       for (CorrectJob.Change c : m.changes()) {
-        out.printf("  %s %s: %s -> %s (%s)%n", c.windowStart(), c.keys(),
+        out.printf(
+            "  %s %s: %s -> %s (%s)%n",
+            c.windowStart(),
+            c.keys(),
             c.oldValues() == null ? "(no row)" : c.oldValues(),
-            c.newValues() == null ? "(removed)" : c.newValues(), c.reason());
+            c.newValues() == null ? "(removed)" : c.newValues(),
+            c.reason());
       }
       if (m.rowsChanged() > m.changes().size()) {
-        out.printf("  ... and %,d more (monitoring.corrections_log)%n",
+        out.printf(
+            "  ... and %,d more (monitoring.corrections_log)%n",
             m.rowsChanged() - m.changes().size());
       }
     }
     out.flush();
   }
 
-  private void report(PrintWriter out, SparkSession spark, TableRegistry tables, FastPath fast,
-      long records, long dropped) {
-    Row b = spark.read().format("delta").load(tables.bronzeEvents())
-        .selectExpr("count(*) AS n", "count_if(error IS NULL) AS valid").first();
+  private void report(
+      PrintWriter out,
+      SparkSession spark,
+      TableRegistry tables,
+      FastPath fast,
+      long records,
+      long dropped) {
+    Row b =
+        spark
+            .read()
+            .format("delta")
+            .load(tables.bronzeEvents())
+            .selectExpr("count(*) AS n", "count_if(error IS NULL) AS valid")
+            .first();
     long bronze = b.getLong(0);
     long valid = b.getLong(1);
     long silver = spark.read().format("delta").load(tables.silverEvents()).count();
     Dataset<Row> progress = spark.read().format("delta").load(tables.streamProgress());
     Row byQuery = progress.agg(sum(col("rows_dropped_by_watermark"))).first();
     long droppedRecorded = byQuery.isNullAt(0) ? 0 : byQuery.getLong(0);
-    long silverDropped = progress.filter(col("query_name").equalTo("silver_events"))
-        .agg(sum(col("rows_dropped_by_watermark"))).first().getLong(0);
+    long silverDropped =
+        progress
+            .filter(col("query_name").equalTo("silver_events"))
+            .agg(sum(col("rows_dropped_by_watermark")))
+            .first()
+            .getLong(0);
     out.println();
     out.println("== latelake demo report ==");
     out.printf("records read            %,d%n", records);
-    out.printf("bronze rows             %,d (valid %,d, invalid %,d)%n", bronze, valid,
-        bronze - valid);
+    out.printf(
+        "bronze rows             %,d (valid %,d, invalid %,d)%n", bronze, valid, bronze - valid);
     out.printf("silver rows             %,d%n", silver);
     out.printf("duplicates removed      %,d%n", valid - silver - silverDropped);
-    out.printf("dropped by watermark    %,d (silver %,d, gold %,d; recorded in "
-        + "monitoring.stream_progress: %,d)%n", dropped, silverDropped, dropped - silverDropped,
-        droppedRecorded);
+    out.printf(
+        "dropped by watermark    %,d (silver %,d, gold %,d; recorded in "
+            + "monitoring.stream_progress: %,d)%n",
+        dropped, silverDropped, dropped - silverDropped, droppedRecorded);
     for (MetricSpec m : fast.goldConfig().metrics()) {
       Dataset<Row> gold = spark.read().format("delta").load(tables.gold(m.name()));
       out.printf("gold.%-18s %,d rows%n", m.name(), gold.count());
@@ -170,23 +208,31 @@ public final class DemoCommand implements Callable<Integer> {
       cols.addAll(m.measureNames());
       String header = String.join(" | ", cols);
       out.println("  " + header);
-      for (Row r : gold.orderBy(col("window_start"), col(m.groupBy().isEmpty() ? "window_end"
-          : m.groupBy().get(0))).select(cols.stream().map(org.apache.spark.sql.functions::col)
-          .toArray(org.apache.spark.sql.Column[]::new)).limit(8).collectAsList()) {
+      for (Row r :
+          gold.orderBy(
+                  col("window_start"),
+                  col(m.groupBy().isEmpty() ? "window_end" : m.groupBy().get(0)))
+              .select(
+                  cols.stream()
+                      .map(org.apache.spark.sql.functions::col)
+                      .toArray(org.apache.spark.sql.Column[]::new))
+              .limit(8)
+              .collectAsList()) {
         StringBuilder sb = new StringBuilder("  ");
         for (int i = 0; i < r.size(); i++) {
           if (i > 0) {
             sb.append(" | ");
           }
           Object v = r.get(i);
-          sb.append(v instanceof java.sql.Timestamp t
-              ? t.toInstant().toString() : String.valueOf(v));
+          sb.append(
+              v instanceof java.sql.Timestamp t ? t.toInstant().toString() : String.valueOf(v));
         }
         out.println(sb);
       }
     }
-    out.printf("%nThe rows dropped by the watermark are still in bronze; the correction path "
-        + "restates their windows.%n");
+    out.printf(
+        "%nThe rows dropped by the watermark are still in bronze; the correction path "
+            + "restates their windows.%n");
     out.flush();
   }
 }

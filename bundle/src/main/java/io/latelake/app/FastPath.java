@@ -16,8 +16,8 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * The fast path run in lock step: one {@link #step()} runs bronze, then silver, then gold, each
- * with the available-now trigger, so each processes exactly what arrived since the previous step
- * in one micro-batch, followed by the no-data micro-batch that moves its watermark — as the
+ * with the available-now trigger, so each processes exactly what arrived since the previous step in
+ * one micro-batch, followed by the no-data micro-batch that moves its watermark — as the
  * long-running streams do live between two trigger intervals. Used by the demo and by tests.
  */
 public final class FastPath {
@@ -29,7 +29,9 @@ public final class FastPath {
    * @param gold the gold runs, one per metric
    */
   public record Step(StreamSummary bronze, StreamSummary silver, List<StreamSummary> gold) {
-    /** @return rows dropped by the watermark in silver and gold during this step */
+    /**
+     * @return rows dropped by the watermark in silver and gold during this step
+     */
     public long droppedByWatermark() {
       return silver.droppedByWatermark()
           + gold.stream().mapToLong(StreamSummary::droppedByWatermark).sum();
@@ -47,10 +49,11 @@ public final class FastPath {
    * @throws io.latelake.core.config.LakeConfigException on a config error
    */
   public FastPath(SparkSession spark, Config config) {
-    Config c = config
-        .withValue("lake.bronze.trigger", ConfigValueFactory.fromAnyRef("available-now"))
-        .withValue("lake.silver.trigger", ConfigValueFactory.fromAnyRef("available-now"))
-        .withValue("lake.gold.trigger", ConfigValueFactory.fromAnyRef("available-now"));
+    Config c =
+        config
+            .withValue("lake.bronze.trigger", ConfigValueFactory.fromAnyRef("available-now"))
+            .withValue("lake.silver.trigger", ConfigValueFactory.fromAnyRef("available-now"))
+            .withValue("lake.gold.trigger", ConfigValueFactory.fromAnyRef("available-now"));
     this.bronze = BronzeConfig.fromConfig(c);
     this.silver = SilverConfig.fromConfig(c);
     this.gold = GoldConfig.fromConfig(c);
@@ -69,7 +72,9 @@ public final class FastPath {
     return context.tables();
   }
 
-  /** @return the context the jobs of every step run in */
+  /**
+   * @return the context the jobs of every step run in
+   */
   public JobContext context() {
     return context;
   }

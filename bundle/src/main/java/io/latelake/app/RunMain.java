@@ -6,8 +6,8 @@ import io.latelake.bronze.BronzeConfig;
 import io.latelake.bronze.BronzeJob;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.JobCommand;
-import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.streaming.StreamRunner;
 import io.latelake.core.streaming.StreamSummary;
 import io.latelake.gold.GoldConfig;
@@ -24,29 +24,35 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code latelake run}: the fast path as one long-running Spark application — bronze, silver and
- * one gold query per metric, started together with the processing-time trigger (each layer's
- * {@code lake.<layer>.trigger-interval}; {@code lake.<layer>.trigger} is ignored here).
- * spark-submit entry point: {@code --class io.latelake.app.RunMain}.
+ * one gold query per metric, started together with the processing-time trigger (each layer's {@code
+ * lake.<layer>.trigger-interval}; {@code lake.<layer>.trigger} is ignored here). spark-submit entry
+ * point: {@code --class io.latelake.app.RunMain}.
  *
- * <p>Runs until stopped. SIGTERM stops every query after its running micro-batch and records
- * its progress; the JVM then exits with 143. When one query fails the others are stopped and the
- * exit code is 1, the message naming the query and the reason. Exit 2: bad usage or config.
+ * <p>Runs until stopped. SIGTERM stops every query after its running micro-batch and records its
+ * progress; the JVM then exits with 143. When one query fails the others are stopped and the exit
+ * code is 1, the message naming the query and the reason. Exit 2: bad usage or config.
  *
  * <p>{@code --available-now} runs the layers one after the other instead, each with the
  * available-now trigger to the end of its input (bronze to the end of its source, then silver to
- * the end of bronze, then gold to the end of silver), and exits 0: the same result every time
- * for the same input, for cron and tests. The next run resumes from the checkpoints, so late
- * events that landed in between are filtered against the watermark the previous run left.
+ * the end of bronze, then gold to the end of silver), and exits 0: the same result every time for
+ * the same input, for cron and tests. The next run resumes from the checkpoints, so late events
+ * that landed in between are filtered against the watermark the previous run left.
  */
-@Command(name = "run", mixinStandardHelpOptions = true,
-    description = "Run bronze, silver and gold as concurrent long-running streams (processing-time "
-        + "trigger) until SIGTERM; with --available-now, each layer to the end of its input, in "
-        + "order, then exit.")
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    description =
+        "Run bronze, silver and gold as concurrent long-running streams (processing-time "
+            + "trigger) until SIGTERM; with --available-now, each layer to the end of its input, in "
+            + "order, then exit.")
 public final class RunMain extends JobCommand<RunMain.Layers> {
   private static final Logger LOG = LoggerFactory.getLogger(RunMain.class);
 
-  @Option(names = "--available-now", description = "Run bronze, then silver, then gold, each "
-      + "with the available-now trigger to the end of its input, and exit 0 (for cron).")
+  @Option(
+      names = "--available-now",
+      description =
+          "Run bronze, then silver, then gold, each "
+              + "with the available-now trigger to the end of its input, and exit 0 (for cron).")
   boolean availableNow;
 
   /**
@@ -58,8 +64,8 @@ public final class RunMain extends JobCommand<RunMain.Layers> {
    * @param gold gold
    * @param availableNow true: one layer after the other, each to the end of its input
    */
-  public record Layers(BronzeConfig bronze, SilverConfig silver, GoldConfig gold,
-      boolean availableNow) {}
+  public record Layers(
+      BronzeConfig bronze, SilverConfig silver, GoldConfig gold, boolean availableNow) {}
 
   public static void main(String[] args) {
     System.exit(Launcher.execute(new RunMain(), args));
@@ -74,11 +80,16 @@ public final class RunMain extends JobCommand<RunMain.Layers> {
   protected Layers prepare(Config config) {
     Config c = config;
     for (String layer : List.of("bronze", "silver", "gold")) {
-      c = c.withValue("lake." + layer + ".trigger",
-          ConfigValueFactory.fromAnyRef(availableNow ? "available-now" : "processing-time"));
+      c =
+          c.withValue(
+              "lake." + layer + ".trigger",
+              ConfigValueFactory.fromAnyRef(availableNow ? "available-now" : "processing-time"));
     }
-    return new Layers(BronzeConfig.fromConfig(c), SilverConfig.fromConfig(c),
-        GoldConfig.fromConfig(c), availableNow);
+    return new Layers(
+        BronzeConfig.fromConfig(c),
+        SilverConfig.fromConfig(c),
+        GoldConfig.fromConfig(c),
+        availableNow);
   }
 
   @Override
@@ -91,13 +102,20 @@ public final class RunMain extends JobCommand<RunMain.Layers> {
     starts.addAll(new BronzeJob(context, layers.bronze()).starts());
     starts.addAll(new SilverJob(context, layers.silver()).starts());
     starts.addAll(new GoldJob(context, layers.gold()).starts());
-    LOG.info("Running {} (bronze every {}, silver every {}, gold every {}); stop with SIGTERM",
+    LOG.info(
+        "Running {} (bronze every {}, silver every {}, gold every {}); stop with SIGTERM",
         starts.stream().map(StreamRunner.Start::queryName).toList(),
-        layers.bronze().trigger(), layers.silver().trigger(), layers.gold().trigger());
-    for (StreamSummary s : StreamRunner.run(context.spark(), context.tables().streamProgress(),
-        starts)) {
-      LOG.info("{} stopped: {} micro-batches, {} rows read, {} dropped by the watermark",
-          s.queryName(), s.batches(), s.inputRows(), s.droppedByWatermark());
+        layers.bronze().trigger(),
+        layers.silver().trigger(),
+        layers.gold().trigger());
+    for (StreamSummary s :
+        StreamRunner.run(context.spark(), context.tables().streamProgress(), starts)) {
+      LOG.info(
+          "{} stopped: {} micro-batches, {} rows read, {} dropped by the watermark",
+          s.queryName(),
+          s.batches(),
+          s.inputRows(),
+          s.droppedByWatermark());
     }
     return ExitCode.OK;
   }
@@ -114,8 +132,12 @@ public final class RunMain extends JobCommand<RunMain.Layers> {
       done.addAll(new GoldJob(context, layers.gold()).run().summaries());
     }
     for (StreamSummary s : done) {
-      LOG.info("{} done: {} micro-batches, {} rows read, {} dropped by the watermark",
-          s.queryName(), s.batches(), s.inputRows(), s.droppedByWatermark());
+      LOG.info(
+          "{} done: {} micro-batches, {} rows read, {} dropped by the watermark",
+          s.queryName(),
+          s.batches(),
+          s.inputRows(),
+          s.droppedByWatermark());
     }
     return ExitCode.OK;
   }

@@ -23,20 +23,38 @@ import picocli.CommandLine.Command;
 
 /**
  * {@code latelake <command>}: one entry point for every job. Each command is also a spark-submit
- * entry point of its own ({@code --class io.latelake.bronze.BronzeMain}, ...). Exit codes: 0 ok,
- * 1 runtime failure, 2 bad usage or config, 3 audit differences.
+ * entry point of its own ({@code --class io.latelake.bronze.BronzeMain}, ...). Exit codes: 0 ok, 1
+ * runtime failure, 2 bad usage or config, 3 audit differences.
  */
-@Command(name = "latelake", mixinStandardHelpOptions = true, version = "latelake 0.1.0",
-    description = "Event-time counting on Spark Structured Streaming and Delta Lake that never "
-        + "loses a late event.",
-    subcommands = {BronzeMain.class, SilverMain.class, GoldMain.class, RunMain.class,
-        DemoCommand.class,
-        ReplayMain.class, CorrectMain.class, ApplyCorrectionsMain.class, RebuildMain.class,
-        CascadeMain.class, AuditMain.class, AsOfMain.class, BackfillMain.class, ProfileMain.class,
-        ReportMain.class, CatalogMain.class, SqlMain.class, NotebookMain.class})
+@Command(
+    name = "latelake",
+    mixinStandardHelpOptions = true,
+    version = "latelake 0.1.0",
+    description =
+        "Event-time counting on Spark Structured Streaming and Delta Lake that never "
+            + "loses a late event.",
+    subcommands = {
+      BronzeMain.class,
+      SilverMain.class,
+      GoldMain.class,
+      RunMain.class,
+      DemoCommand.class,
+      ReplayMain.class,
+      CorrectMain.class,
+      ApplyCorrectionsMain.class,
+      RebuildMain.class,
+      CascadeMain.class,
+      AuditMain.class,
+      AsOfMain.class,
+      BackfillMain.class,
+      ProfileMain.class,
+      ReportMain.class,
+      CatalogMain.class,
+      SqlMain.class,
+      NotebookMain.class
+    })
 public final class LatelakeCli implements Runnable {
-  @picocli.CommandLine.Spec
-  picocli.CommandLine.Model.CommandSpec spec;
+  @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
     System.exit(Launcher.execute(new LatelakeCli(), args));

@@ -12,7 +12,6 @@ import io.latelake.gold.GoldJob;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -25,34 +24,49 @@ import org.junit.jupiter.api.io.TempDir;
  * shared cases, with exact expected tables.
  */
 class FastPathCasesTest extends SparkTestBase {
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private long droppedRecorded(LakeFixture f, String query) {
-    Row r = spark.read().format("delta").load(f.root + "/monitoring/stream_progress")
-        .filter(col("query_name").equalTo(query))
-        .selectExpr("coalesce(sum(rows_dropped_by_watermark), 0)").first();
+    Row r =
+        spark
+            .read()
+            .format("delta")
+            .load(f.root + "/monitoring/stream_progress")
+            .filter(col("query_name").equalTo(query))
+            .selectExpr("coalesce(sum(rows_dropped_by_watermark), 0)")
+            .first();
     return r.getLong(0);
   }
 
   private String lastWatermark(LakeFixture f, String query) {
-    Row r = spark.read().format("delta").load(f.root + "/monitoring/stream_progress")
-        .filter(col("query_name").equalTo(query)).orderBy(col("batch_id").desc())
-        .select("watermark").first();
+    Row r =
+        spark
+            .read()
+            .format("delta")
+            .load(f.root + "/monitoring/stream_progress")
+            .filter(col("query_name").equalTo(query))
+            .orderBy(col("batch_id").desc())
+            .select("watermark")
+            .first();
     return ((java.sql.Timestamp) r.get(0)).toInstant().toString();
   }
 
   @Test
   void seedExampleDropsTheLateHomeViewAndRecordsIt() {
-    LakeFixture f = new LakeFixture(tmp.resolve("seed"),
-        "lake.event.fields=[{name=page, type=string}, {name=value, type=long}, "
-            + "{name=duration_s, type=double}]",
-        "lake.gold.metrics.page_5m.measures=[{name=events, function=count}, "
-            + "{name=value_sum, function=sum, column=value}, "
-            + "{name=total_duration_s, function=sum, column=duration_s}]");
+    LakeFixture f =
+        new LakeFixture(
+            tmp.resolve("seed"),
+            "lake.event.fields=[{name=page, type=string}, {name=value, type=long}, "
+                + "{name=duration_s, type=double}]",
+            "lake.gold.metrics.page_5m.measures=[{name=events, function=count}, "
+                + "{name=value_sum, function=sum, column=value}, "
+                + "{name=total_duration_s, function=sum, column=duration_s}]");
     FastPath fast = new FastPath(spark, f.config);
-    f.land(seed("h1", "/home", "10:01", "10:01:02", 7), seed("p1", "/pricing", "10:02", "10:02:01", 4),
-        seed("p2", "/pricing", "10:04", "10:04:03", 6), seed("h2", "/home", "10:06", "10:06:01", 5),
+    f.land(
+        seed("h1", "/home", "10:01", "10:01:02", 7),
+        seed("p1", "/pricing", "10:02", "10:02:01", 4),
+        seed("p2", "/pricing", "10:04", "10:04:03", 6),
+        seed("h2", "/home", "10:06", "10:06:01", 5),
         seed("p3", "/pricing", "10:07", "10:07:02", 5));
     fast.step();
     f.land(seed("h3", "/home", "10:30", "10:30:01", 1));
@@ -62,29 +76,52 @@ class FastPathCasesTest extends SparkTestBase {
 
     assertThat(last.bronze().inputRows()).isEqualTo(1);
     assertThat(last.silver().droppedByWatermark()).isEqualTo(1);
-    List<String> gold = spark.read().format("delta").load(f.root + "/gold/page_5m")
-        .selectExpr("concat_ws(' ', page, cast(window_start as string), events, "
-            + "total_duration_s)").as(org.apache.spark.sql.Encoders.STRING()).collectAsList()
-        .stream().sorted().toList();
-    assertThat(gold).containsExactly(
-        "/home 2024-05-14 10:00:00 1 7.0",
-        "/home 2024-05-14 10:05:00 1 5.0",
-        "/home 2024-05-14 10:30:00 1 1.0",
-        "/pricing 2024-05-14 10:00:00 2 10.0",
-        "/pricing 2024-05-14 10:05:00 1 5.0");
+    List<String> gold =
+        spark
+            .read()
+            .format("delta")
+            .load(f.root + "/gold/page_5m")
+            .selectExpr(
+                "concat_ws(' ', page, cast(window_start as string), events, " + "total_duration_s)")
+            .as(org.apache.spark.sql.Encoders.STRING())
+            .collectAsList()
+            .stream()
+            .sorted()
+            .toList();
+    assertThat(gold)
+        .containsExactly(
+            "/home 2024-05-14 10:00:00 1 7.0",
+            "/home 2024-05-14 10:05:00 1 5.0",
+            "/home 2024-05-14 10:30:00 1 1.0",
+            "/pricing 2024-05-14 10:00:00 2 10.0",
+            "/pricing 2024-05-14 10:05:00 1 5.0");
     assertThat(droppedRecorded(f, "silver_events")).isEqualTo(1);
     assertThat(droppedRecorded(f, "gold_page_5m")).isEqualTo(0);
     // The late event is kept in bronze, valid, for the correction path.
-    assertThat(spark.read().format("delta").load(f.root + "/bronze/events")
-        .filter("event_id = 'h4' AND error IS NULL").count()).isEqualTo(1);
-    assertThat(ids(spark, f.root + "/silver/events")).containsExactly("h1", "h2", "h3", "p1",
-        "p2", "p3");
+    assertThat(
+            spark
+                .read()
+                .format("delta")
+                .load(f.root + "/bronze/events")
+                .filter("event_id = 'h4' AND error IS NULL")
+                .count())
+        .isEqualTo(1);
+    assertThat(ids(spark, f.root + "/silver/events"))
+        .containsExactly("h1", "h2", "h3", "p1", "p2", "p3");
   }
 
   private static String seed(String id, String page, String hhmm, String enq, double dur) {
-    return "{\"event_id\":\"" + id + "\",\"event_time\":\"2024-05-14T" + hhmm
-        + ":00Z\",\"enqueued_time\":\"2024-05-14T" + enq + "Z\",\"page\":\"" + page
-        + "\",\"value\":1,\"duration_s\":" + dur + "}";
+    return "{\"event_id\":\""
+        + id
+        + "\",\"event_time\":\"2024-05-14T"
+        + hhmm
+        + ":00Z\",\"enqueued_time\":\"2024-05-14T"
+        + enq
+        + "Z\",\"page\":\""
+        + page
+        + "\",\"value\":1,\"duration_s\":"
+        + dur
+        + "}";
   }
 
   @Test
@@ -93,12 +130,12 @@ class FastPathCasesTest extends SparkTestBase {
     FastPath fast = new FastPath(spark, f.config);
     f.land(event("c02-a", "2024-05-14T12:20:00Z", "2024-05-14T12:20:01Z", "p", 1));
     fast.step();
-    f.land(event("c02-b", "2024-05-14T12:10:00Z", "2024-05-14T12:20:30Z", "p", 4),
+    f.land(
+        event("c02-b", "2024-05-14T12:10:00Z", "2024-05-14T12:20:30Z", "p", 4),
         event("c02-c", "2024-05-14T12:10:01Z", "2024-05-14T12:20:31Z", "p", 2));
     fast.step();
-    assertThat(goldRows(spark, f.root + "/gold/page_5m")).containsExactly(
-        "p 2024-05-14T12:10:00Z 1 2",
-        "p 2024-05-14T12:20:00Z 1 1");
+    assertThat(goldRows(spark, f.root + "/gold/page_5m"))
+        .containsExactly("p 2024-05-14T12:10:00Z 1 2", "p 2024-05-14T12:20:00Z 1 1");
     assertThat(ids(spark, f.root + "/silver/events")).containsExactly("c02-a", "c02-c");
     assertThat(droppedRecorded(f, "silver_events")).isEqualTo(1);
   }
@@ -107,20 +144,27 @@ class FastPathCasesTest extends SparkTestBase {
   void c10FutureDatedEventStaysOutOfTheStreamSoOnTimeEventsSurvive() {
     LakeFixture f = new LakeFixture(tmp.resolve("c10"));
     FastPath fast = new FastPath(spark, f.config);
-    f.land(event("c10-e1", "2024-05-14T12:01:00Z", "2024-05-14T12:01:01Z", "home", 1),
+    f.land(
+        event("c10-e1", "2024-05-14T12:01:00Z", "2024-05-14T12:01:01Z", "home", 1),
         event("c10-e2", "2024-05-14T12:02:00Z", "2024-05-14T12:02:01Z", "home", 2));
     fast.step();
     f.land(event("c10-e3", "2024-05-15T12:03:00Z", "2024-05-14T12:03:01Z", "home", 3));
     fast.step();
-    f.land(event("c10-e4", "2024-05-14T12:04:00Z", "2024-05-14T12:04:01Z", "home", 4),
+    f.land(
+        event("c10-e4", "2024-05-14T12:04:00Z", "2024-05-14T12:04:01Z", "home", 4),
         event("c10-e5", "2024-05-14T12:06:00Z", "2024-05-14T12:06:01Z", "home", 5));
     fast.step();
-    assertThat(goldRows(spark, f.root + "/gold/page_5m")).containsExactly(
-        "home 2024-05-14T12:00:00Z 3 7",
-        "home 2024-05-14T12:05:00Z 1 5");
-    List<String> flagged = spark.read().format("delta").load(f.root + "/bronze/events")
-        .filter("error IS NOT NULL").selectExpr("concat(event_id, ' ', error)")
-        .as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
+    assertThat(goldRows(spark, f.root + "/gold/page_5m"))
+        .containsExactly("home 2024-05-14T12:00:00Z 3 7", "home 2024-05-14T12:05:00Z 1 5");
+    List<String> flagged =
+        spark
+            .read()
+            .format("delta")
+            .load(f.root + "/bronze/events")
+            .filter("error IS NOT NULL")
+            .selectExpr("concat(event_id, ' ', error)")
+            .as(org.apache.spark.sql.Encoders.STRING())
+            .collectAsList();
     assertThat(flagged).containsExactly("c10-e3 FUTURE_EVENT_TIME");
     assertThat(droppedRecorded(f, "silver_events")).isEqualTo(0);
   }
@@ -129,15 +173,15 @@ class FastPathCasesTest extends SparkTestBase {
   void c11EpochMillisAreReadAsMillisecondsNotYear56337() {
     LakeFixture f = new LakeFixture(tmp.resolve("c11"));
     FastPath fast = new FastPath(spark, f.config);
-    f.land(event("c11-e1", "2024-05-14T10:01:00Z", "2024-05-14T10:01:02Z", "home", 1),
+    f.land(
+        event("c11-e1", "2024-05-14T10:01:00Z", "2024-05-14T10:01:02Z", "home", 1),
         "{\"event_id\":\"c11-e2\",\"event_time\":1715680860000,"
             + "\"enqueued_time\":\"2024-05-14T10:01:03Z\",\"page\":\"home\",\"value\":2}");
     fast.step();
     f.land(event("c11-e3", "2024-05-14T10:06:00Z", "2024-05-14T10:06:02Z", "home", 3));
     fast.step();
-    assertThat(goldRows(spark, f.root + "/gold/page_5m")).containsExactly(
-        "home 2024-05-14T10:00:00Z 2 3",
-        "home 2024-05-14T10:05:00Z 1 3");
+    assertThat(goldRows(spark, f.root + "/gold/page_5m"))
+        .containsExactly("home 2024-05-14T10:00:00Z 2 3", "home 2024-05-14T10:05:00Z 1 3");
     assertThat(lastWatermark(f, "silver_events")).isEqualTo("2024-05-14T09:56:00Z");
   }
 
@@ -145,21 +189,28 @@ class FastPathCasesTest extends SparkTestBase {
   void c12NullEventTimesNeitherCountNorMoveTheWatermark() {
     LakeFixture f = new LakeFixture(tmp.resolve("c12"));
     FastPath fast = new FastPath(spark, f.config);
-    f.land(event("c12-e1", "2024-05-14T12:01:00Z", "2024-05-14T12:01:05Z", "home", 1),
+    f.land(
+        event("c12-e1", "2024-05-14T12:01:00Z", "2024-05-14T12:01:05Z", "home", 1),
         "{\"event_id\":\"c12-e2\",\"event_time\":null,\"enqueued_time\":\"2024-05-14T12:01:06Z\","
             + "\"page\":\"home\",\"value\":2}",
         event("c12-e3", "2024-05-14T12:02:00Z", "2024-05-14T12:02:09Z", "home", 3));
     fast.step();
-    f.land(event("c12-e4", "2024-05-14T12:03:00Z", "2024-05-14T12:03:30Z", "home", 4),
+    f.land(
+        event("c12-e4", "2024-05-14T12:03:00Z", "2024-05-14T12:03:30Z", "home", 4),
         "{\"event_id\":\"c12-e5\",\"event_time\":null,\"enqueued_time\":\"2024-05-14T12:03:06Z\","
             + "\"page\":\"home\",\"value\":5}");
     fast.step();
-    assertThat(goldRows(spark, f.root + "/gold/page_5m")).containsExactly(
-        "home 2024-05-14T12:00:00Z 3 8");
-    assertThat(spark.read().format("delta").load(f.root + "/bronze/events").count())
-        .isEqualTo(5);
-    assertThat(spark.read().format("delta").load(f.root + "/bronze/events")
-        .filter("error = 'MISSING_EVENT_TIME'").count()).isEqualTo(2);
+    assertThat(goldRows(spark, f.root + "/gold/page_5m"))
+        .containsExactly("home 2024-05-14T12:00:00Z 3 8");
+    assertThat(spark.read().format("delta").load(f.root + "/bronze/events").count()).isEqualTo(5);
+    assertThat(
+            spark
+                .read()
+                .format("delta")
+                .load(f.root + "/bronze/events")
+                .filter("error = 'MISSING_EVENT_TIME'")
+                .count())
+        .isEqualTo(2);
     assertThat(lastWatermark(f, "silver_events")).isEqualTo("2024-05-14T11:53:00Z");
   }
 
@@ -167,7 +218,8 @@ class FastPathCasesTest extends SparkTestBase {
   void duplicatesWithinTheWatermarkAreRemovedCopiesFurtherApartAreNot() {
     LakeFixture f = new LakeFixture(tmp.resolve("dups"));
     FastPath fast = new FastPath(spark, f.config);
-    f.land(event("d1", "2024-05-14T10:01:00Z", "2024-05-14T10:01:01Z", "home", 1),
+    f.land(
+        event("d1", "2024-05-14T10:01:00Z", "2024-05-14T10:01:01Z", "home", 1),
         event("d2", "2024-05-14T10:02:00Z", "2024-05-14T10:02:01Z", "home", 2),
         event("d1", "2024-05-14T10:01:00Z", "2024-05-14T10:01:05Z", "home", 1));
     fast.step();
@@ -180,26 +232,27 @@ class FastPathCasesTest extends SparkTestBase {
     f.land(event("d1", "2024-05-14T10:25:00Z", "2024-05-14T10:31:00Z", "home", 1));
     fast.step();
     assertThat(ids(spark, f.root + "/silver/events")).containsExactly("d1", "d1", "d2", "d3");
-    assertThat(goldRows(spark, f.root + "/gold/page_5m")).containsExactly(
-        "home 2024-05-14T10:00:00Z 2 3",
-        "home 2024-05-14T10:25:00Z 1 1",
-        "home 2024-05-14T10:30:00Z 1 3");
-    assertThat(spark.read().format("delta").load(f.root + "/bronze/events").count())
-        .isEqualTo(6);
+    assertThat(goldRows(spark, f.root + "/gold/page_5m"))
+        .containsExactly(
+            "home 2024-05-14T10:00:00Z 2 3",
+            "home 2024-05-14T10:25:00Z 1 1",
+            "home 2024-05-14T10:30:00Z 1 3");
+    assertThat(spark.read().format("delta").load(f.root + "/bronze/events").count()).isEqualTo(6);
   }
 
   @Test
   void replayingTheLastGoldMicroBatchLeavesGoldUnchanged() throws Exception {
     LakeFixture f = new LakeFixture(tmp.resolve("replay"));
     FastPath fast = new FastPath(spark, f.config);
-    f.land(event("r1", "2024-05-14T10:01:00Z", "2024-05-14T10:01:01Z", "home", 1),
+    f.land(
+        event("r1", "2024-05-14T10:01:00Z", "2024-05-14T10:01:01Z", "home", 1),
         event("r2", "2024-05-14T10:06:00Z", "2024-05-14T10:06:01Z", "home", 2));
     fast.step();
     f.land(event("r3", "2024-05-14T10:02:00Z", "2024-05-14T10:07:01Z", "home", 4));
     fast.step();
     String gold = f.root + "/gold/page_5m";
-    List<Row> before = spark.read().format("delta").load(gold).orderBy("window_start")
-        .collectAsList();
+    List<Row> before =
+        spark.read().format("delta").load(gold).orderBy("window_start").collectAsList();
     long versionBefore = DeltaTable.forPath(spark, gold).history(1).first().getLong(0);
 
     // Forget that the last micro-batches were committed: the restart runs them again.
@@ -217,8 +270,7 @@ class FastPathCasesTest extends SparkTestBase {
         .isEqualTo(before);
     assertThat(DeltaTable.forPath(spark, gold).history(1).first().getLong(0))
         .isEqualTo(versionBefore);
-    assertThat(goldRows(spark, gold)).containsExactly(
-        "home 2024-05-14T10:00:00Z 2 5",
-        "home 2024-05-14T10:05:00Z 1 2");
+    assertThat(goldRows(spark, gold))
+        .containsExactly("home 2024-05-14T10:00:00Z 2 5", "home 2024-05-14T10:05:00Z 1 2");
   }
 }

@@ -22,12 +22,12 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code latelake run} from a real Kafka broker, killed with {@code kill -9} at random (seeded)
  * points and restarted on the same checkpoints, once per kill; then stopped with SIGTERM while
- * idle. Bronze must hold every record exactly once, silver and gold must equal a recomputation
- * from bronze, and {@code monitoring.stream_progress} one row per (query, micro-batch).
+ * idle. Bronze must hold every record exactly once, silver and gold must equal a recomputation from
+ * bronze, and {@code monitoring.stream_progress} one row per (query, micro-batch).
  *
- * <p>{@code scripts/chaos.sh} runs the same scenario bigger through the system properties
- * {@code latelake.chaos.records}, {@code latelake.chaos.kills} and {@code latelake.chaos.seed};
- * the figures are printed and written to {@code target/chaos-figures.txt}.
+ * <p>{@code scripts/chaos.sh} runs the same scenario bigger through the system properties {@code
+ * latelake.chaos.records}, {@code latelake.chaos.kills} and {@code latelake.chaos.seed}; the
+ * figures are printed and written to {@code target/chaos-figures.txt}.
  */
 class KafkaCrashIT extends SparkTestBase {
   private static final int RECORDS = Integer.getInteger("latelake.chaos.records", 1000);
@@ -37,8 +37,7 @@ class KafkaCrashIT extends SparkTestBase {
   private static final int PRODUCE_CHUNK = 5000;
   private static final Instant T0 = Instant.parse("2024-05-14T10:00:00Z");
 
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
 
   private static KafkaBroker broker;
 
@@ -63,8 +62,9 @@ class KafkaCrashIT extends SparkTestBase {
     List<String> p1 = new ArrayList<>();
     for (int i = 0; i < RECORDS; i++) {
       int id = i % 10 == 9 ? i - 5 : i;
-      String e = LakeFixture.event("e" + id, T0.plusSeconds(id % 600).toString(), "",
-          "/p" + (id % 3), id % 7);
+      String e =
+          LakeFixture.event(
+              "e" + id, T0.plusSeconds(id % 600).toString(), "", "/p" + (id % 3), id % 7);
       (i % 2 == 0 ? p0 : p1).add(e);
     }
     // In chunks: the test producer's delivery timeout (30 s) runs from send(), and 100,000
@@ -76,22 +76,23 @@ class KafkaCrashIT extends SparkTestBase {
       broker.produce("events", 1, p1.subList(from, Math.min(p1.size(), from + PRODUCE_CHUNK)));
     }
     long distinctIds = RECORDS - RECORDS / 10;
-    List<String> sets = List.of(
-        "lake.root=\"" + root + "\"",
-        "lake.spark.shuffle-partitions=2",
-        "lake.bronze.source=kafka",
-        "lake.bronze.kafka.bootstrap-servers=\"" + broker.bootstrapServers() + "\"",
-        "lake.bronze.kafka.topics=[events]",
-        "lake.bronze.kafka.max-offsets-per-trigger=" + Math.max(100, RECORDS / 25),
-        "lake.bronze.trigger-interval=\"1 second\"",
-        "lake.silver.trigger-interval=\"1 second\"",
-        "lake.gold.trigger-interval=\"1 second\"",
-        "lake.event.source-name=web",
-        "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]",
-        "lake.silver.watermark-delay=\"10 minutes\"",
-        "lake.gold.watermark-delay=\"10 minutes\"",
-        "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], measures=["
-            + "{name=events, function=count}, {name=value_sum, function=sum, column=value}]}");
+    List<String> sets =
+        List.of(
+            "lake.root=\"" + root + "\"",
+            "lake.spark.shuffle-partitions=2",
+            "lake.bronze.source=kafka",
+            "lake.bronze.kafka.bootstrap-servers=\"" + broker.bootstrapServers() + "\"",
+            "lake.bronze.kafka.topics=[events]",
+            "lake.bronze.kafka.max-offsets-per-trigger=" + Math.max(100, RECORDS / 25),
+            "lake.bronze.trigger-interval=\"1 second\"",
+            "lake.silver.trigger-interval=\"1 second\"",
+            "lake.gold.trigger-interval=\"1 second\"",
+            "lake.event.source-name=web",
+            "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]",
+            "lake.silver.watermark-delay=\"10 minutes\"",
+            "lake.gold.watermark-delay=\"10 minutes\"",
+            "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], measures=["
+                + "{name=events, function=count}, {name=value_sum, function=sum, column=value}]}");
 
     Random random = new Random(SEED);
     List<Path> logs = new ArrayList<>();
@@ -118,22 +119,39 @@ class KafkaCrashIT extends SparkTestBase {
     String gold = root + "/gold/page_5m";
     int exit;
     try (StreamProcess run = StreamProcess.run(last, sets)) {
-      run.waitFor("all records in gold", BOUND, () -> DeltaTablesProbe.count(spark, bronze)
-          == RECORDS && DeltaTablesProbe.sum(spark, gold, "events") == distinctIds);
+      run.waitFor(
+          "all records in gold",
+          BOUND,
+          () ->
+              DeltaTablesProbe.count(spark, bronze) == RECORDS
+                  && DeltaTablesProbe.sum(spark, gold, "events") == distinctIds);
       Thread.sleep(3000);
       exit = run.terminate();
     }
 
-    Row b = spark.read().format("delta").load(bronze).selectExpr("count(*)",
-        "count(DISTINCT source, kafka_partition, kafka_offset)").first();
+    Row b =
+        spark
+            .read()
+            .format("delta")
+            .load(bronze)
+            .selectExpr("count(*)", "count(DISTINCT source, kafka_partition, kafka_offset)")
+            .first();
     long lost = RECORDS - b.getLong(1);
     long doubled = b.getLong(0) - b.getLong(1);
-    List<String> recovered = spark.read().format("delta").load(root + "/monitoring/stream_progress")
-        .filter("recovery IS NOT NULL").selectExpr("concat(query_name, ' ', recovery)")
-        .as(Encoders.STRING()).collectAsList();
-    String figures = String.format("records %d, kills %d, lost %d, doubled %d, restarts that "
-            + "needed a second try %d, recovered progress rows %d %s, exit on SIGTERM %d%n",
-        RECORDS, kills, lost, doubled, secondTries, recovered.size(), recovered, exit);
+    List<String> recovered =
+        spark
+            .read()
+            .format("delta")
+            .load(root + "/monitoring/stream_progress")
+            .filter("recovery IS NOT NULL")
+            .selectExpr("concat(query_name, ' ', recovery)")
+            .as(Encoders.STRING())
+            .collectAsList();
+    String figures =
+        String.format(
+            "records %d, kills %d, lost %d, doubled %d, restarts that "
+                + "needed a second try %d, recovered progress rows %d %s, exit on SIGTERM %d%n",
+            RECORDS, kills, lost, doubled, secondTries, recovered.size(), recovered, exit);
     System.out.print(figures);
     Files.writeString(Path.of("target", "chaos-figures.txt"), figures, StandardCharsets.UTF_8);
 
@@ -144,26 +162,38 @@ class KafkaCrashIT extends SparkTestBase {
     for (Path log : logs) {
       assertThat(Files.readString(log)).as(log.toString()).doesNotContain(" ERROR ");
     }
-    assertThat(Files.readString(last)).contains("Stopped [bronze_web, silver_events, gold_page_5m]");
+    assertThat(Files.readString(last))
+        .contains("Stopped [bronze_web, silver_events, gold_page_5m]");
 
     // silver and gold = recomputation from bronze (exact dedup on event_id)
-    spark.read().format("delta").load(bronze).filter("error IS NULL")
+    spark
+        .read()
+        .format("delta")
+        .load(bronze)
+        .filter("error IS NULL")
         .createOrReplaceTempView("crash_bronze");
-    assertThat(LakeFixture.ids(spark, root + "/silver/events")).isEqualTo(spark.sql(
-        "SELECT DISTINCT event_id FROM crash_bronze ORDER BY event_id")
-        .as(Encoders.STRING()).collectAsList());
+    assertThat(LakeFixture.ids(spark, root + "/silver/events"))
+        .isEqualTo(
+            spark
+                .sql("SELECT DISTINCT event_id FROM crash_bronze ORDER BY event_id")
+                .as(Encoders.STRING())
+                .collectAsList());
     assertThat(LakeFixture.ids(spark, root + "/silver/events")).hasSize((int) distinctIds);
     List<String> recomputed = new ArrayList<>();
-    for (Row r : spark.sql("SELECT page, window(event_time, '5 minutes').start AS ws, count(*), "
-        + "sum(value) FROM (SELECT DISTINCT event_id, event_time, page, value FROM crash_bronze) "
-        + "GROUP BY page, ws").collectAsList()) {
-      recomputed.add(r.getString(0) + " " + r.getTimestamp(1).toInstant() + " " + r.get(2) + " "
-          + r.get(3));
+    for (Row r :
+        spark
+            .sql(
+                "SELECT page, window(event_time, '5 minutes').start AS ws, count(*), "
+                    + "sum(value) FROM (SELECT DISTINCT event_id, event_time, page, value FROM crash_bronze) "
+                    + "GROUP BY page, ws")
+            .collectAsList()) {
+      recomputed.add(
+          r.getString(0) + " " + r.getTimestamp(1).toInstant() + " " + r.get(2) + " " + r.get(3));
     }
     recomputed.sort(null);
     assertThat(LakeFixture.goldRows(spark, gold)).isEqualTo(recomputed).hasSize(6);
 
-    ProgressAssert.exactlyOncePerBatch(spark, root, List.of("bronze_web", "silver_events",
-        "gold_page_5m"));
+    ProgressAssert.exactlyOncePerBatch(
+        spark, root, List.of("bronze_web", "silver_events", "gold_page_5m"));
   }
 }

@@ -14,9 +14,9 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * A lake in a temp folder with the cases' common settings (../shared/cases/README.md): events
- * with page and value, 10-minute watermark, 5-minute windows by page counting events and summing
- * value; landing files with the enqueued time in the payload.
+ * A lake in a temp folder with the cases' common settings (../shared/cases/README.md): events with
+ * page and value, 10-minute watermark, 5-minute windows by page counting events and summing value;
+ * landing files with the enqueued time in the payload.
  */
 final class LakeFixture {
   final Path root;
@@ -28,20 +28,22 @@ final class LakeFixture {
   LakeFixture(Path root, String... extra) {
     this.root = root;
     this.landing = root.resolve("landing");
-    List<String> sets = new ArrayList<>(List.of(
-        "lake.root=\"" + root + "\"",
-        "lake.spark.shuffle-partitions=2",
-        "lake.bronze.source=files",
-        "lake.bronze.files.path=\"" + landing + "\"",
-        "lake.bronze.files.enqueued-time=payload-field",
-        "lake.bronze.files.enqueued-time-field=enqueued_time",
-        "lake.event.source-name=web",
-        "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]",
-        "lake.event.future-skew-tolerance=\"5 minutes\"",
-        "lake.silver.watermark-delay=\"10 minutes\"",
-        "lake.gold.watermark-delay=\"10 minutes\"",
-        "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], measures=["
-            + "{name=events, function=count}, {name=value_sum, function=sum, column=value}]}"));
+    List<String> sets =
+        new ArrayList<>(
+            List.of(
+                "lake.root=\"" + root + "\"",
+                "lake.spark.shuffle-partitions=2",
+                "lake.bronze.source=files",
+                "lake.bronze.files.path=\"" + landing + "\"",
+                "lake.bronze.files.enqueued-time=payload-field",
+                "lake.bronze.files.enqueued-time-field=enqueued_time",
+                "lake.event.source-name=web",
+                "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]",
+                "lake.event.future-skew-tolerance=\"5 minutes\"",
+                "lake.silver.watermark-delay=\"10 minutes\"",
+                "lake.gold.watermark-delay=\"10 minutes\"",
+                "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], measures=["
+                    + "{name=events, function=count}, {name=value_sum, function=sum, column=value}]}"));
     sets.addAll(List.of(extra));
     this.config = ConfigLoader.load(Optional.empty(), sets);
     this.writer = new LandingWriter(landing);
@@ -53,27 +55,54 @@ final class LakeFixture {
   }
 
   static String event(String id, String eventTime, String enqueued, String page, long value) {
-    return "{\"event_id\":\"" + id + "\",\"event_time\":\"" + eventTime
-        + "\",\"enqueued_time\":\"" + enqueued + "\",\"page\":\"" + page
-        + "\",\"value\":" + value + "}";
+    return "{\"event_id\":\""
+        + id
+        + "\",\"event_time\":\""
+        + eventTime
+        + "\",\"enqueued_time\":\""
+        + enqueued
+        + "\",\"page\":\""
+        + page
+        + "\",\"value\":"
+        + value
+        + "}";
   }
 
-  /** @return gold rows as "page window_start events value_sum", sorted */
+  /**
+   * @return gold rows as "page window_start events value_sum", sorted
+   */
   static List<String> goldRows(SparkSession spark, String path) {
     List<String> out = new ArrayList<>();
-    for (Row r : spark.read().format("delta").load(path)
-        .select(col("page"), col("window_start"), col("events"), col("value_sum"))
-        .collectAsList()) {
-      out.add(r.getString(0) + " " + ((Timestamp) r.get(1)).toInstant() + " " + r.get(2) + " "
-          + r.get(3));
+    for (Row r :
+        spark
+            .read()
+            .format("delta")
+            .load(path)
+            .select(col("page"), col("window_start"), col("events"), col("value_sum"))
+            .collectAsList()) {
+      out.add(
+          r.getString(0)
+              + " "
+              + ((Timestamp) r.get(1)).toInstant()
+              + " "
+              + r.get(2)
+              + " "
+              + r.get(3));
     }
     out.sort(null);
     return out;
   }
 
   static List<String> ids(SparkSession spark, String path) {
-    List<String> out = new ArrayList<>(spark.read().format("delta").load(path)
-        .select("event_id").as(org.apache.spark.sql.Encoders.STRING()).collectAsList());
+    List<String> out =
+        new ArrayList<>(
+            spark
+                .read()
+                .format("delta")
+                .load(path)
+                .select("event_id")
+                .as(org.apache.spark.sql.Encoders.STRING())
+                .collectAsList());
     out.sort(null);
     return out;
   }

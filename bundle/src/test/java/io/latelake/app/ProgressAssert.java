@@ -17,10 +17,17 @@ final class ProgressAssert {
     assertThat(progress.select("query_name").distinct().as(Encoders.STRING()).collectAsList())
         .containsExactlyInAnyOrderElementsOf(queries);
     for (String q : queries) {
-      long committed = new Checkpoints(spark, root + "/_checkpoints/" + q).lastCommitted()
-          .getAsLong();
-      List<Long> ids = progress.filter(progress.col("query_name").equalTo(q))
-          .select("batch_id").as(Encoders.LONG()).collectAsList().stream().sorted().toList();
+      long committed =
+          new Checkpoints(spark, root + "/_checkpoints/" + q).lastCommitted().getAsLong();
+      List<Long> ids =
+          progress
+              .filter(progress.col("query_name").equalTo(q))
+              .select("batch_id")
+              .as(Encoders.LONG())
+              .collectAsList()
+              .stream()
+              .sorted()
+              .toList();
       assertThat(ids).as(q).isEqualTo(LongStream.rangeClosed(0, committed).boxed().toList());
     }
   }

@@ -24,23 +24,25 @@ class RunCommandIT extends SparkTestBase {
   private static final Duration BOUND = Duration.ofMinutes(10);
 
   private static List<String> sets(Path root, String... extra) {
-    List<String> sets = new ArrayList<>(List.of(
-        "lake.root=\"" + root + "\"",
-        "lake.spark.shuffle-partitions=2",
-        "lake.bronze.source=files",
-        "lake.bronze.files.path=\"" + root.resolve("landing") + "\"",
-        "lake.bronze.files.enqueued-time=payload-field",
-        "lake.bronze.files.enqueued-time-field=enqueued_time",
-        "lake.bronze.files.max-files-per-trigger=1",
-        "lake.bronze.trigger-interval=\"1 second\"",
-        "lake.silver.trigger-interval=\"1 second\"",
-        "lake.gold.trigger-interval=\"1 second\"",
-        "lake.event.source-name=web",
-        "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]",
-        "lake.silver.watermark-delay=\"10 minutes\"",
-        "lake.gold.watermark-delay=\"10 minutes\"",
-        "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], measures=["
-            + "{name=events, function=count}, {name=value_sum, function=sum, column=value}]}"));
+    List<String> sets =
+        new ArrayList<>(
+            List.of(
+                "lake.root=\"" + root + "\"",
+                "lake.spark.shuffle-partitions=2",
+                "lake.bronze.source=files",
+                "lake.bronze.files.path=\"" + root.resolve("landing") + "\"",
+                "lake.bronze.files.enqueued-time=payload-field",
+                "lake.bronze.files.enqueued-time-field=enqueued_time",
+                "lake.bronze.files.max-files-per-trigger=1",
+                "lake.bronze.trigger-interval=\"1 second\"",
+                "lake.silver.trigger-interval=\"1 second\"",
+                "lake.gold.trigger-interval=\"1 second\"",
+                "lake.event.source-name=web",
+                "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]",
+                "lake.silver.watermark-delay=\"10 minutes\"",
+                "lake.gold.watermark-delay=\"10 minutes\"",
+                "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], measures=["
+                    + "{name=events, function=count}, {name=value_sum, function=sum, column=value}]}"));
     sets.addAll(List.of(extra));
     return sets;
   }
@@ -52,8 +54,13 @@ class RunCommandIT extends SparkTestBase {
       List<String> lines = new ArrayList<>();
       for (int i = 0; i < 10; i++) {
         int n = f * 10 + i;
-        lines.add(LakeFixture.event("e" + n, "2024-05-14T10:0" + (n % 10) + ":00Z",
-            "2024-05-14T10:0" + (n % 10) + ":01Z", "/p" + (n % 2), 1));
+        lines.add(
+            LakeFixture.event(
+                "e" + n,
+                "2024-05-14T10:0" + (n % 10) + ":00Z",
+                "2024-05-14T10:0" + (n % 10) + ":01Z",
+                "/p" + (n % 2),
+                1));
       }
       w.writeLines(String.format("f-%04d.jsonl", f), lines);
     }
@@ -67,23 +74,25 @@ class RunCommandIT extends SparkTestBase {
     String log;
     Path runLog = StreamProcess.logFile("RunCommandIT-sigterm");
     try (StreamProcess run = StreamProcess.run(runLog, sets(root))) {
-      run.waitFor("bronze micro-batch 2", BOUND,
+      run.waitFor(
+          "bronze micro-batch 2",
+          BOUND,
           () -> run.logText().contains("[bronze_web] micro-batch 2:"));
       exit = run.terminate();
       log = run.logText();
     }
     assertThat(exit).isEqualTo(143);
-    assertThat(log).doesNotContain(" ERROR ")
+    assertThat(log)
+        .doesNotContain(" ERROR ")
         .contains("Stopped [bronze_web, silver_events, gold_page_5m]");
-    ProgressAssert.exactlyOncePerBatch(spark, root, List.of("bronze_web", "silver_events",
-        "gold_page_5m"));
+    ProgressAssert.exactlyOncePerBatch(
+        spark, root, List.of("bronze_web", "silver_events", "gold_page_5m"));
     // Bronze stopped before the 30 files were read: the stop did not wait for the input.
     assertThat(DeltaTablesProbe.count(spark, root + "/bronze/events")).isLessThan(200);
   }
 
   @Test
-  void availableNowRunsEachLayerToTheEndOfItsInputAndExitsZero(@TempDir Path tmp)
-      throws Exception {
+  void availableNowRunsEachLayerToTheEndOfItsInputAndExitsZero(@TempDir Path tmp) throws Exception {
     Path root = tmp.resolve("lake");
     land(root, 0, 3);
     int exit;
@@ -94,13 +103,14 @@ class RunCommandIT extends SparkTestBase {
       log = run.logText();
     }
     assertThat(exit).isZero();
-    assertThat(log).doesNotContain(" ERROR ")
+    assertThat(log)
+        .doesNotContain(" ERROR ")
         .contains("bronze_web done: 3 micro-batches, 30 rows read, 0 dropped by the watermark")
         .contains("gold_page_5m done: ");
     assertThat(DeltaTablesProbe.count(spark, root + "/bronze/events")).isEqualTo(30);
     assertThat(DeltaTablesProbe.sum(spark, root + "/gold/page_5m", "events")).isEqualTo(30);
-    ProgressAssert.exactlyOncePerBatch(spark, root, List.of("bronze_web", "silver_events",
-        "gold_page_5m"));
+    ProgressAssert.exactlyOncePerBatch(
+        spark, root, List.of("bronze_web", "silver_events", "gold_page_5m"));
 
     // The next run resumes from the checkpoints: only the new file is read.
     land(root, 3, 1);
@@ -109,11 +119,12 @@ class RunCommandIT extends SparkTestBase {
       log = run.logText();
     }
     assertThat(exit).isZero();
-    assertThat(log).doesNotContain(" ERROR ")
+    assertThat(log)
+        .doesNotContain(" ERROR ")
         .contains("bronze_web done: 1 micro-batches, 10 rows read, 0 dropped by the watermark");
     assertThat(DeltaTablesProbe.sum(spark, root + "/gold/page_5m", "events")).isEqualTo(40);
-    ProgressAssert.exactlyOncePerBatch(spark, root, List.of("bronze_web", "silver_events",
-        "gold_page_5m"));
+    ProgressAssert.exactlyOncePerBatch(
+        spark, root, List.of("bronze_web", "silver_events", "gold_page_5m"));
   }
 
   @Test
@@ -124,8 +135,8 @@ class RunCommandIT extends SparkTestBase {
     String log;
     Path runLog = StreamProcess.logFile("RunCommandIT-failure");
     try (StreamProcess run = StreamProcess.run(runLog, sets(root))) {
-      run.waitFor("gold", BOUND,
-          () -> DeltaTablesProbe.sum(spark, root + "/gold/page_5m", "events") == 10);
+      run.waitFor(
+          "gold", BOUND, () -> DeltaTablesProbe.sum(spark, root + "/gold/page_5m", "events") == 10);
       // Break gold: its table is no longer a Delta table, so its next MERGE fails.
       try (Stream<Path> files = Files.walk(root.resolve("gold/page_5m/_delta_log"))) {
         for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
@@ -137,7 +148,8 @@ class RunCommandIT extends SparkTestBase {
       log = run.logText();
     }
     assertThat(exit).isEqualTo(1);
-    assertThat(log).contains("Stream gold_page_5m failed: ")
+    assertThat(log)
+        .contains("Stream gold_page_5m failed: ")
         .contains("; stopped bronze_web, silver_events");
   }
 }

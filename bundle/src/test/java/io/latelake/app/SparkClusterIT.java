@@ -49,10 +49,10 @@ import org.slf4j.LoggerFactory;
  * every {@value #SLICES_PER_RUN} slices have landed, so the slices of a later run that are behind
  * the watermark the earlier run left are dropped by the fast path; then {@code correct} restates
  * them. Gold must equal, row for row, the lock-step fast path in this JVM ({@link FastPath}: one
- * step, the same code as {@code run --available-now}, after the same slices) followed by
- * {@code correct}, and both sides must have dropped and restated the same rows. The applications
- * must have run their tasks on the cluster's executors (the master's JSON and each application's
- * event log say so). The lake is a local folder: driver and executors share the file system.
+ * step, the same code as {@code run --available-now}, after the same slices) followed by {@code
+ * correct}, and both sides must have dropped and restated the same rows. The applications must have
+ * run their tasks on the cluster's executors (the master's JSON and each application's event log
+ * say so). The lake is a local folder: driver and executors share the file system.
  */
 class SparkClusterIT extends SparkTestBase {
   private static final Logger LOG = LoggerFactory.getLogger(SparkClusterIT.class);
@@ -60,37 +60,43 @@ class SparkClusterIT extends SparkTestBase {
 
   static final int EVENTS = 2000;
   static final Duration SLICE = Duration.ofSeconds(10);
+
   /**
    * Slices landed between two {@code run --available-now} submits on the cluster: the first run
    * takes slices 1-10, the second 11-13, whose stragglers are behind the watermark the first run
    * left.
    */
   static final int SLICES_PER_RUN = 10;
+
   static final String METRIC = "events_per_device_10s";
+
   /**
    * Rows the fast path drops by the watermark in the second run (silver and gold together): the
    * events of slices 11-13 whose event time is at or before the first run's last watermark (its
    * highest event time − 100 ms); computed from the data by that rule.
    */
   static final long DROPPED = 3;
+
   /** Gold rows {@code correct} restates afterwards: the (window, device) rows of those events. */
   static final long RESTATED = 3;
+
   /**
-   * A bound for one spark-submit (one {@code run} takes three layers), so a hung application
-   * fails the test instead of CI.
+   * A bound for one spark-submit (one {@code run} takes three layers), so a hung application fails
+   * the test instead of CI.
    */
   static final long SUBMIT_TIMEOUT_MINUTES = 20;
 
-  private static final Path REPO = Path.of(System.getProperty("latelake.repo", ".."))
-      .toAbsolutePath().normalize();
-  private static final Path BUNDLE_JAR = Path.of(System.getProperty("latelake.bundle.jar",
-      REPO.resolve("bundle/target/latelake-bundle.jar").toString()));
+  private static final Path REPO =
+      Path.of(System.getProperty("latelake.repo", "..")).toAbsolutePath().normalize();
+  private static final Path BUNDLE_JAR =
+      Path.of(
+          System.getProperty(
+              "latelake.bundle.jar", REPO.resolve("bundle/target/latelake-bundle.jar").toString()));
   private static final Path CLUSTER_SCRIPT = REPO.resolve("scripts/spark-cluster.sh");
   private static final Path DATASET = REPO.resolve("data/ooo-iot-umts/ooo_umts_events.csv.gz");
   private static final Path LOCAL_CONF = REPO.resolve("conf/local.conf");
 
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
 
   private Path clusterDir;
   private String masterUrl;
@@ -100,10 +106,20 @@ class SparkClusterIT extends SparkTestBase {
   void startCluster() throws Exception {
     assertThat(BUNDLE_JAR).as("the bundle jar (mvn package)").isRegularFile();
     clusterDir = tmp.resolve("cluster");
-    Process p = new ProcessBuilder(CLUSTER_SCRIPT.toString(), "start", "--dir",
-        clusterDir.toString(), "--workers", "2", "--worker-cores", "1", "--worker-memory", "1g")
-        .redirectError(ProcessBuilder.Redirect.INHERIT)
-        .start();
+    Process p =
+        new ProcessBuilder(
+                CLUSTER_SCRIPT.toString(),
+                "start",
+                "--dir",
+                clusterDir.toString(),
+                "--workers",
+                "2",
+                "--worker-cores",
+                "1",
+                "--worker-memory",
+                "1g")
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
     assertThat(p.waitFor()).as("spark-cluster.sh start (logs in %s)", clusterDir).isZero();
     masterUrl = out.lines().reduce((a, b) -> b).orElse("");
@@ -117,8 +133,10 @@ class SparkClusterIT extends SparkTestBase {
       return;
     }
     List<ProcessHandle> started = clusterProcesses();
-    Process p = new ProcessBuilder(CLUSTER_SCRIPT.toString(), "stop", "--dir",
-        clusterDir.toString()).inheritIO().start();
+    Process p =
+        new ProcessBuilder(CLUSTER_SCRIPT.toString(), "stop", "--dir", clusterDir.toString())
+            .inheritIO()
+            .start();
     if (!p.waitFor(2, TimeUnit.MINUTES)) {
       p.destroyForcibly();
     }
@@ -130,15 +148,19 @@ class SparkClusterIT extends SparkTestBase {
     assertThat(started).noneMatch(ProcessHandle::isAlive);
   }
 
-  /** @return the master and workers recorded in the pid files, and their executors */
+  /**
+   * @return the master and workers recorded in the pid files, and their executors
+   */
   private List<ProcessHandle> clusterProcesses() throws IOException {
     List<ProcessHandle> out = new ArrayList<>();
     try (Stream<Path> files = Files.list(clusterDir)) {
       for (Path f : files.filter(x -> x.toString().endsWith(".pid")).toList()) {
-        ProcessHandle.of(Long.parseLong(Files.readString(f).strip())).ifPresent(h -> {
-          out.addAll(h.descendants().toList());
-          out.add(h);
-        });
+        ProcessHandle.of(Long.parseLong(Files.readString(f).strip()))
+            .ifPresent(
+                h -> {
+                  out.addAll(h.descendants().toList());
+                  out.add(h);
+                });
       }
     }
     return out;
@@ -146,15 +168,14 @@ class SparkClusterIT extends SparkTestBase {
 
   @Test
   void goldOnTheClusterEqualsTheLockStepResult() throws Exception {
-    List<List<CapturedEvents.Event>> slices = ReplayPlan.slices(
-        CapturedEvents.read(DATASET, "arrival_time").subList(0, EVENTS), SLICE);
+    List<List<CapturedEvents.Event>> slices =
+        ReplayPlan.slices(CapturedEvents.read(DATASET, "arrival_time").subList(0, EVENTS), SLICE);
     assertThat(slices).hasSize(13);
     // The cluster: the fast path with `run --available-now`, then the correction there.
     Path clusterLake = tmp.resolve("cluster-lake");
     Path events = Files.createDirectories(tmp.resolve("event-logs"));
     runFastPathOnCluster(clusterLake, events, slices);
-    submit("io.latelake.correction.CorrectMain", clusterLake, events,
-        "--since", "2000-01-01");
+    submit("io.latelake.correction.CorrectMain", clusterLake, events, "--since", "2000-01-01");
 
     // The same slices in lock step in this JVM, a step where the cluster ran, then `correct`.
     Path localLake = tmp.resolve("local-lake");
@@ -169,14 +190,22 @@ class SparkClusterIT extends SparkTestBase {
       }
     }
     CorrectionConfig cc = CorrectionConfig.fromConfig(local);
-    CorrectJob.Result corrected = new CorrectJob(JobContext.start(spark, TableRegistry.fromConfig(local)),
-        new CorrectJob.Options(cc, cc.metrics(), Optional.of(Instant.EPOCH))).run();
-    LOG.info("lock step: {} slices, {} rows dropped by the watermark, {} gold rows restated",
-        slices.size(), dropped, corrected.rowsChanged());
+    CorrectJob.Result corrected =
+        new CorrectJob(
+                JobContext.start(spark, TableRegistry.fromConfig(local)),
+                new CorrectJob.Options(cc, cc.metrics(), Optional.of(Instant.EPOCH)))
+            .run();
+    LOG.info(
+        "lock step: {} slices, {} rows dropped by the watermark, {} gold rows restated",
+        slices.size(),
+        dropped,
+        corrected.rowsChanged());
     long clusterDropped = droppedByWatermark(clusterLake);
-    long clusterRestated = spark.read().format("delta")
-        .load(clusterLake + "/monitoring/corrections_log").count();
-    LOG.info("cluster: {} rows dropped by the watermark, {} gold rows restated", clusterDropped,
+    long clusterRestated =
+        spark.read().format("delta").load(clusterLake + "/monitoring/corrections_log").count();
+    LOG.info(
+        "cluster: {} rows dropped by the watermark, {} gold rows restated",
+        clusterDropped,
         clusterRestated);
 
     List<String> clusterGold = goldRows(clusterLake);
@@ -198,13 +227,13 @@ class SparkClusterIT extends SparkTestBase {
 
   /**
    * The fast path on the cluster as a cron job runs it: the slices land in order, and after every
-   * {@value #SLICES_PER_RUN} of them (and after the last) one spark-submit of
-   * {@code run --available-now} takes bronze, silver and gold to the end of their input and exits
-   * 0. Each run resumes from the checkpoints, so a later run filters its late events against the
-   * watermark the earlier run left, as a long-running stream does between two micro-batches.
+   * {@value #SLICES_PER_RUN} of them (and after the last) one spark-submit of {@code run
+   * --available-now} takes bronze, silver and gold to the end of their input and exits 0. Each run
+   * resumes from the checkpoints, so a later run filters its late events against the watermark the
+   * earlier run left, as a long-running stream does between two micro-batches.
    */
-  private void runFastPathOnCluster(Path lake, Path eventLogs,
-      List<List<CapturedEvents.Event>> slices) throws Exception {
+  private void runFastPathOnCluster(
+      Path lake, Path eventLogs, List<List<CapturedEvents.Event>> slices) throws Exception {
     LandingWriter landing = new LandingWriter(lake.resolve("landing"));
     for (int i = 0; i < slices.size(); i++) {
       landing.write(i + 1, slices.get(i));
@@ -214,11 +243,18 @@ class SparkClusterIT extends SparkTestBase {
     }
   }
 
-  /** @return rows dropped by the watermark in silver and gold, from monitoring.stream_progress */
+  /**
+   * @return rows dropped by the watermark in silver and gold, from monitoring.stream_progress
+   */
   private long droppedByWatermark(Path lake) {
-    return spark.read().format("delta").load(lake + "/monitoring/stream_progress")
+    return spark
+        .read()
+        .format("delta")
+        .load(lake + "/monitoring/stream_progress")
         .filter("query_name NOT LIKE 'bronze%'")
-        .selectExpr("coalesce(sum(rows_dropped_by_watermark), 0)").first().getLong(0);
+        .selectExpr("coalesce(sum(rows_dropped_by_watermark), 0)")
+        .first()
+        .getLong(0);
   }
 
   /**
@@ -228,47 +264,82 @@ class SparkClusterIT extends SparkTestBase {
    */
   private void submit(String mainClass, Path lake, Path eventLogs, String... jobArgs)
       throws Exception {
-    List<String> args = new ArrayList<>(List.of("--config", LOCAL_CONF.toString(),
-        "--set", "lake.root=\"" + lake + "\"",
-        "--set", "lake.bronze.source=files",
-        "--set", "lake.bronze.files.path=\"" + lake.resolve("landing") + "\""));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--config",
+                LOCAL_CONF.toString(),
+                "--set",
+                "lake.root=\"" + lake + "\"",
+                "--set",
+                "lake.bronze.source=files",
+                "--set",
+                "lake.bronze.files.path=\"" + lake.resolve("landing") + "\""));
     args.addAll(List.of(jobArgs));
     List<String> command = submitCommand(mainClass, eventLogs, args);
-    Path log = clusterDir.resolve("submit-" + (++submits) + "-"
-        + mainClass.substring(mainClass.lastIndexOf('.') + 1) + ".log");
+    Path log =
+        clusterDir.resolve(
+            "submit-"
+                + (++submits)
+                + "-"
+                + mainClass.substring(mainClass.lastIndexOf('.') + 1)
+                + ".log");
     LOG.info("spark-submit {} (log {})", mainClass, log);
     long started = System.nanoTime();
-    Process p = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(log.toFile()).start();
+    Process p =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     if (!p.waitFor(SUBMIT_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
       p.destroyForcibly().waitFor();
-      throw new AssertionError(mainClass + " did not finish within " + SUBMIT_TIMEOUT_MINUTES
-          + " minutes; last lines of " + log + ":\n" + tail(log));
+      throw new AssertionError(
+          mainClass
+              + " did not finish within "
+              + SUBMIT_TIMEOUT_MINUTES
+              + " minutes; last lines of "
+              + log
+              + ":\n"
+              + tail(log));
     }
-    LOG.info("{} exited {} after {} s", mainClass, p.exitValue(),
+    LOG.info(
+        "{} exited {} after {} s",
+        mainClass,
+        p.exitValue(),
         (System.nanoTime() - started) / 1_000_000_000L);
-    assertThat(p.exitValue()).as("exit code of %s; last lines of %s:%n%s", mainClass, log,
-        tail(log)).isZero();
+    assertThat(p.exitValue())
+        .as("exit code of %s; last lines of %s:%n%s", mainClass, log, tail(log))
+        .isZero();
   }
 
   /**
    * The spark-submit command for one entry point: {@code org.apache.spark.deploy.SparkSubmit}
-   * (through {@code scripts/spark-cluster.sh submit}, which runs it with the cluster's
-   * SPARK_HOME) against the master, client deploy mode, the bundle jar, the job's arguments. Each
-   * application writes a plain event log into {@code eventLogs}.
+   * (through {@code scripts/spark-cluster.sh submit}, which runs it with the cluster's SPARK_HOME)
+   * against the master, client deploy mode, the bundle jar, the job's arguments. Each application
+   * writes a plain event log into {@code eventLogs}.
    */
   List<String> submitCommand(String mainClass, Path eventLogs, List<String> jobArgs) {
-    List<String> command = new ArrayList<>(List.of(CLUSTER_SCRIPT.toString(), "submit",
-        "--dir", clusterDir.toString(),
-        "--master", masterUrl,
-        "--deploy-mode", "client",
-        "--class", mainClass,
-        "--conf", "spark.ui.enabled=false",
-        "--conf", "spark.eventLog.enabled=true",
-        "--conf", "spark.eventLog.dir=" + eventLogs.toUri(),
-        "--conf", "spark.eventLog.rolling.enabled=false",
-        "--conf", "spark.eventLog.compress=false",
-        BUNDLE_JAR.toString()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                CLUSTER_SCRIPT.toString(),
+                "submit",
+                "--dir",
+                clusterDir.toString(),
+                "--master",
+                masterUrl,
+                "--deploy-mode",
+                "client",
+                "--class",
+                mainClass,
+                "--conf",
+                "spark.ui.enabled=false",
+                "--conf",
+                "spark.eventLog.enabled=true",
+                "--conf",
+                "spark.eventLog.dir=" + eventLogs.toUri(),
+                "--conf",
+                "spark.eventLog.rolling.enabled=false",
+                "--conf",
+                "spark.eventLog.compress=false",
+                BUNDLE_JAR.toString()));
     command.addAll(jobArgs);
     return command;
   }
@@ -282,11 +353,16 @@ class SparkClusterIT extends SparkTestBase {
     JsonNode master = masterJson();
     List<String> finished = new ArrayList<>();
     for (JsonNode app : master.get("completedapps")) {
-      finished.add(app.get("name").asText() + " " + app.get("state").asText() + " "
-          + app.get("cores").asInt());
+      finished.add(
+          app.get("name").asText()
+              + " "
+              + app.get("state").asText()
+              + " "
+              + app.get("cores").asInt());
     }
-    assertThat(finished).containsExactlyInAnyOrder(
-        "latelake-run FINISHED 2", "latelake-run FINISHED 2", "latelake-correct FINISHED 2");
+    assertThat(finished)
+        .containsExactlyInAnyOrder(
+            "latelake-run FINISHED 2", "latelake-run FINISHED 2", "latelake-correct FINISHED 2");
     assertThat(master.get("aliveworkers").asInt()).isEqualTo(2);
 
     List<String> perApp = new ArrayList<>();
@@ -311,44 +387,77 @@ class SparkClusterIT extends SparkTestBase {
                 executorsWithTasks.add(app + "/" + executor);
               }
             }
-            default -> { }
+            default -> {}
           }
         }
-        perApp.add(app + ": " + added + " executors, tasks on executors " + (onExecutors > 0)
-            + ", on the driver " + onDriver);
+        perApp.add(
+            app
+                + ": "
+                + added
+                + " executors, tasks on executors "
+                + (onExecutors > 0)
+                + ", on the driver "
+                + onDriver);
       }
     }
     LOG.info("event logs: {}; executors that ran tasks: {}", perApp, executorsWithTasks);
     String onExecutors = ": 2 executors, tasks on executors true, on the driver 0";
-    assertThat(perApp).containsExactlyInAnyOrder("latelake-run" + onExecutors,
-        "latelake-run" + onExecutors, "latelake-correct" + onExecutors);
+    assertThat(perApp)
+        .containsExactlyInAnyOrder(
+            "latelake-run" + onExecutors,
+            "latelake-run" + onExecutors,
+            "latelake-correct" + onExecutors);
   }
 
   private JsonNode masterJson() throws IOException, InterruptedException {
     String webui = Files.readString(clusterDir.resolve("webui")).strip();
-    HttpResponse<String> r = HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(URI.create(webui + "/json/")).timeout(Duration.ofSeconds(30))
-            .build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(webui + "/json/"))
+                    .timeout(Duration.ofSeconds(30))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).isEqualTo(200);
     return JSON.readTree(r.body());
   }
 
   private static Config lakeConfig(Path lake) {
-    return ConfigLoader.load(Optional.of(LOCAL_CONF), List.of(
-        "lake.root=\"" + lake + "\"",
-        "lake.bronze.source=files",
-        "lake.bronze.files.path=\"" + lake.resolve("landing") + "\""));
+    return ConfigLoader.load(
+        Optional.of(LOCAL_CONF),
+        List.of(
+            "lake.root=\"" + lake + "\"",
+            "lake.bronze.source=files",
+            "lake.bronze.files.path=\"" + lake.resolve("landing") + "\""));
   }
 
-  /** @return gold rows as "window_start window_end device_id events bytes", sorted */
+  /**
+   * @return gold rows as "window_start window_end device_id events bytes", sorted
+   */
   private List<String> goldRows(Path lake) {
     List<String> out = new ArrayList<>();
-    for (Row r : spark.read().format("delta").load(lake + "/gold/" + METRIC)
-        .select(col("window_start"), col("window_end"), col("device_id"), col("events"),
-            col("bytes"))
-        .collectAsList()) {
-      out.add(((Timestamp) r.get(0)).toInstant() + " " + ((Timestamp) r.get(1)).toInstant()
-          + " " + r.get(2) + " " + r.get(3) + " " + r.get(4));
+    for (Row r :
+        spark
+            .read()
+            .format("delta")
+            .load(lake + "/gold/" + METRIC)
+            .select(
+                col("window_start"),
+                col("window_end"),
+                col("device_id"),
+                col("events"),
+                col("bytes"))
+            .collectAsList()) {
+      out.add(
+          ((Timestamp) r.get(0)).toInstant()
+              + " "
+              + ((Timestamp) r.get(1)).toInstant()
+              + " "
+              + r.get(2)
+              + " "
+              + r.get(3)
+              + " "
+              + r.get(4));
     }
     out.sort(null);
     return out;

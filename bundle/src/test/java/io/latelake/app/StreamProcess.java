@@ -34,8 +34,10 @@ final class StreamProcess implements AutoCloseable {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (a.startsWith("--add-") || a.startsWith("-XX:+IgnoreUnrecognized")
-          || a.startsWith("-Djdk.reflect") || a.startsWith("-Dio.netty")) {
+      if (a.startsWith("--add-")
+          || a.startsWith("-XX:+IgnoreUnrecognized")
+          || a.startsWith("-Djdk.reflect")
+          || a.startsWith("-Dio.netty")) {
         cmd.add(a);
       }
     }
@@ -48,33 +50,45 @@ final class StreamProcess implements AutoCloseable {
     // A child lives for seconds to a few minutes: the client compiler alone starts it sooner
     // and leaves the two cores to Spark instead of to C2 compiler threads.
     cmd.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
-    cmd.addAll(List.of("-Xmx1g", "-Dspark.master=local[2]", "-Dspark.ui.enabled=false",
-        "-Dlog4j.configurationFile=" + repoRoot().resolve("conf/log4j2-local.properties"),
-        "-cp", System.getProperty("java.class.path"), RunMain.class.getName()));
+    cmd.addAll(
+        List.of(
+            "-Xmx1g",
+            "-Dspark.master=local[2]",
+            "-Dspark.ui.enabled=false",
+            "-Dlog4j.configurationFile=" + repoRoot().resolve("conf/log4j2-local.properties"),
+            "-cp",
+            System.getProperty("java.class.path"),
+            RunMain.class.getName()));
     for (String s : sets) {
       cmd.add("--set");
       cmd.add(s);
     }
     cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     return new StreamProcess(pb.start(), log);
   }
 
-  /** @return where a test keeps a child's log: {@code target/it-logs/<name>.log}, kept for reading */
+  /**
+   * @return where a test keeps a child's log: {@code target/it-logs/<name>.log}, kept for reading
+   */
   static Path logFile(String name) {
     return Path.of("target", "it-logs", name + ".log");
   }
 
   static Path repoRoot() {
     for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-      if (Files.isDirectory(d.resolve("conf")) && Files.exists(d.resolve("pom.xml"))
+      if (Files.isDirectory(d.resolve("conf"))
+          && Files.exists(d.resolve("pom.xml"))
           && Files.isDirectory(d.resolve("bundle"))) {
         return d;
       }
     }
-    throw new IllegalStateException("repository root not found from " + Path.of("").toAbsolutePath());
+    throw new IllegalStateException(
+        "repository root not found from " + Path.of("").toAbsolutePath());
   }
 
   String logText() {
@@ -128,8 +142,8 @@ final class StreamProcess implements AutoCloseable {
       // takes at most a quarter of the time, leaving the cores to the child it waits for.
       long pause = Math.max(250, 3 * (System.nanoTime() - started) / 1_000_000);
       if (!process.isAlive()) {
-        throw new IllegalStateException("run exited (" + process.exitValue() + ") before " + what
-            + ":\n" + tail());
+        throw new IllegalStateException(
+            "run exited (" + process.exitValue() + ") before " + what + ":\n" + tail());
       }
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("no " + what + " within " + bound + ":\n" + tail());

@@ -5,10 +5,14 @@ import java.util.List;
 
 /** What a {@link CorrectionAction} result tells its command: a log line and the exit code. */
 public interface ActionResult {
-  /** @return one line for the log: counts, first and last, never a whole list */
+  /**
+   * @return one line for the log: counts, first and last, never a whole list
+   */
   String summary();
 
-  /** @return the command's exit code for this result; {@link ExitCode#OK} unless overridden */
+  /**
+   * @return the command's exit code for this result; {@link ExitCode#OK} unless overridden
+   */
   default ExitCode exitCode() {
     return ExitCode.OK;
   }

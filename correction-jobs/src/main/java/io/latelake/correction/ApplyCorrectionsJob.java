@@ -6,10 +6,10 @@ import java.util.List;
 
 /**
  * Applies the staged corrections of a {@code reconcile} metric to gold ({@link Reconcile#apply}):
- * the latest staged correction per gold key from the approved runs is MERGEd into
- * {@code gold.<metric>} with {@code corrected_at}, logged in {@code monitoring.corrections_log}
- * (policy {@code reconcile}) and marked applied in {@code monitoring.pending_<metric>}. A
- * correction staged while this runs stays pending. Safe to re-run.
+ * the latest staged correction per gold key from the approved runs is MERGEd into {@code
+ * gold.<metric>} with {@code corrected_at}, logged in {@code monitoring.corrections_log} (policy
+ * {@code reconcile}) and marked applied in {@code monitoring.pending_<metric>}. A correction staged
+ * while this runs stays pending. Safe to re-run.
  */
 public final class ApplyCorrectionsJob
     extends CorrectionAction<ApplyCorrectionsJob.Options, ApplyCorrectionsJob.Result> {
@@ -23,7 +23,9 @@ public final class ApplyCorrectionsJob
     }
   }
 
-  /** @param rowsRestated gold rows restated */
+  /**
+   * @param rowsRestated gold rows restated
+   */
   public record Result(String runId, String metric, long rowsRestated) implements ActionResult {
     @Override
     public String summary() {
@@ -35,15 +37,25 @@ public final class ApplyCorrectionsJob
     super("apply", context, options, options.config());
   }
 
-  /** @throws io.latelake.core.config.LakeConfigException (exit 2) when gold is missing */
+  /**
+   * @throws io.latelake.core.config.LakeConfigException (exit 2) when gold is missing
+   */
   @Override
   public Result run() {
     MetricSpec metric = options.metric();
-    LakeReads.requireTable(spark, "apply-corrections", "gold." + metric.name(),
-        registry.gold(metric.name()), "run `latelake gold` first");
+    LakeReads.requireTable(
+        spark,
+        "apply-corrections",
+        "gold." + metric.name(),
+        registry.gold(metric.name()),
+        "run `latelake gold` first");
     tables.createMonitoring(spark);
-    long n = step("apply staged corrections of " + metric.name(), () -> Reconcile.apply(spark,
-        tables, metric, options.runIds(), runId(), startedAt(), config));
+    long n =
+        step(
+            "apply staged corrections of " + metric.name(),
+            () ->
+                Reconcile.apply(
+                    spark, tables, metric, options.runIds(), runId(), startedAt(), config));
     return new Result(runId(), metric.name(), n);
   }
 }

@@ -14,9 +14,7 @@ import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.GoldStatus;
 import io.latelake.core.metric.MetricSpec;
-import org.apache.spark.sql.types.DataTypes;
 import java.sql.Timestamp;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -26,14 +24,15 @@ import java.util.Optional;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.DataTypes;
 
 /**
  * Reads {@code gold.<metric>} as it was at a timestamp or version (Delta time travel) and diffs it
- * against now, per key: before, after and the difference of each measure, and
- * {@code corrected_at} and the status ({@link GoldStatus}: for the old side with the last
- * watermark of the micro-batches started by the as-of time — a version's commit time —, for the
- * new side with the last watermark now) of both sides, so a restatement or a window that
- * settled since shows even where the measures are equal.
+ * against now, per key: before, after and the difference of each measure, and {@code corrected_at}
+ * and the status ({@link GoldStatus}: for the old side with the last watermark of the micro-batches
+ * started by the as-of time — a version's commit time —, for the new side with the last watermark
+ * now) of both sides, so a restatement or a window that settled since shows even where the measures
+ * are equal.
  */
 public final class AsOfJob extends CorrectionAction<AsOfJob.Options, AsOfJob.Result> {
   private static final DateTimeFormatter TS =
@@ -47,12 +46,19 @@ public final class AsOfJob extends CorrectionAction<AsOfJob.Options, AsOfJob.Res
    * @param delta after − before per measure, JSON of doubles (a missing side counts as 0)
    * @param correctedAtBefore {@code corrected_at} then (null: never corrected, or no row)
    * @param correctedAtAfter {@code corrected_at} now
-   * @param statusBefore {@link GoldStatus} then ({@code provisional} / {@code settled} /
-   *     {@code restated}, at the as-of time; null: no row)
+   * @param statusBefore {@link GoldStatus} then ({@code provisional} / {@code settled} / {@code
+   *     restated}, at the as-of time; null: no row)
    * @param statusAfter {@link GoldStatus} now (null: no row)
    */
-  public record KeyDiff(Instant windowStart, String keys, String before, String after,
-      String delta, Instant correctedAtBefore, Instant correctedAtAfter, String statusBefore,
+  public record KeyDiff(
+      Instant windowStart,
+      String keys,
+      String before,
+      String after,
+      String delta,
+      Instant correctedAtBefore,
+      Instant correctedAtAfter,
+      String statusBefore,
       String statusAfter) {}
 
   /**
@@ -68,9 +74,15 @@ public final class AsOfJob extends CorrectionAction<AsOfJob.Options, AsOfJob.Res
    * @param version read gold as of this table version
    * @param limit keys to return (the count covers all)
    */
-  public record Options(CorrectionConfig config, MetricSpec metric, Optional<Instant> timestamp,
-      Optional<Long> version, int limit) {
-    /** @throws LakeConfigException (exit 2) unless exactly one of timestamp and version */
+  public record Options(
+      CorrectionConfig config,
+      MetricSpec metric,
+      Optional<Instant> timestamp,
+      Optional<Long> version,
+      int limit) {
+    /**
+     * @throws LakeConfigException (exit 2) unless exactly one of timestamp and version
+     */
     public Options {
       if (timestamp.isPresent() == version.isPresent()) {
         throw new LakeConfigException("Invalid options: give --timestamp or --table-version");
@@ -97,8 +109,8 @@ public final class AsOfJob extends CorrectionAction<AsOfJob.Options, AsOfJob.Res
   @Override
   public Result run() {
     String path = registry.gold(metric.name());
-    LakeReads.requireTable(spark, "asof", "gold." + metric.name(), path,
-        "run `latelake gold` first");
+    LakeReads.requireTable(
+        spark, "asof", "gold." + metric.name(), path, "run `latelake gold` first");
     requireWithinHistory(path);
     var reader = spark.read().format("delta");
     String asOf;
@@ -106,27 +118,44 @@ public final class AsOfJob extends CorrectionAction<AsOfJob.Options, AsOfJob.Res
     if (version.isPresent()) {
       reader = reader.option("versionAsOf", version.get());
       asOf = "version " + version.get();
-      Row commit = io.delta.tables.DeltaTable.forPath(spark, path).history()
-          .filter(col("version").equalTo(version.get())).select("timestamp").first();
+      Row commit =
+          io.delta.tables.DeltaTable.forPath(spark, path)
+              .history()
+              .filter(col("version").equalTo(version.get()))
+              .select("timestamp")
+              .first();
       then = commit == null ? context.startedAt() : commit.getTimestamp(0).toInstant();
     } else {
       reader = reader.option("timestampAsOf", TS.format(timestamp.get()));
       asOf = timestamp.get().toString();
       then = timestamp.get();
     }
-    Dataset<Row> before = GoldStatus.withStatus(reader.load(path),
-        GoldStatus.lastWatermark(spark, registry, metric, Optional.of(then)), config.horizon());
-    Dataset<Row> now = GoldStatus.withStatus(spark.read().format("delta").load(path),
-        GoldStatus.lastWatermark(spark, registry, metric, Optional.empty()), config.horizon());
+    Dataset<Row> before =
+        GoldStatus.withStatus(
+            reader.load(path),
+            GoldStatus.lastWatermark(spark, registry, metric, Optional.of(then)),
+            config.horizon());
+    Dataset<Row> now =
+        GoldStatus.withStatus(
+            spark.read().format("delta").load(path),
+            GoldStatus.lastWatermark(spark, registry, metric, Optional.empty()),
+            config.horizon());
     Dataset<Row> diff = diff(now, before, metric).persist();
     try {
       long changed = step("diff gold." + metric.name(), diff::count);
       List<KeyDiff> rows = new ArrayList<>();
       for (Row r : diff.orderBy("window_start", "keys").limit(options.limit()).collectAsList()) {
-        rows.add(new KeyDiff(r.<Timestamp>getAs("window_start").toInstant(),
-            r.getAs("keys"), r.getAs("old_values"), r.getAs("new_values"), r.getAs("delta"),
-            instant(r.getAs("corrected_at_before")), instant(r.getAs("corrected_at_after")),
-            r.getAs("status_before"), r.getAs("status_after")));
+        rows.add(
+            new KeyDiff(
+                r.<Timestamp>getAs("window_start").toInstant(),
+                r.getAs("keys"),
+                r.getAs("old_values"),
+                r.getAs("new_values"),
+                r.getAs("delta"),
+                instant(r.getAs("corrected_at_before")),
+                instant(r.getAs("corrected_at_after")),
+                r.getAs("status_before"),
+                r.getAs("status_after")));
       }
       return new Result(metric.name(), asOf, changed, List.copyOf(rows));
     } finally {
@@ -139,21 +168,34 @@ public final class AsOfJob extends CorrectionAction<AsOfJob.Options, AsOfJob.Res
    * last commit (Delta refuses others with an error that is the user's input, not a failure).
    */
   private void requireWithinHistory(String path) {
-    Row h = DeltaTable.forPath(spark, path).history()
-        .agg(min("version"), max("version"), min("timestamp"), max("timestamp")).first();
+    Row h =
+        DeltaTable.forPath(spark, path)
+            .history()
+            .agg(min("version"), max("version"), min("timestamp"), max("timestamp"))
+            .first();
     long first = h.getLong(0);
     long last = h.getLong(1);
     Instant from = h.getTimestamp(2).toInstant();
     Instant to = h.getTimestamp(3).toInstant();
     String table = "gold." + metric.name();
     if (version.isPresent() && (version.get() < first || version.get() > last)) {
-      throw LakeConfigException.invalid("--table-version", version.get(),
-          table + " has versions " + first + " to " + last);
+      throw LakeConfigException.invalid(
+          "--table-version", version.get(), table + " has versions " + first + " to " + last);
     }
     if (timestamp.isPresent() && (timestamp.get().isBefore(from) || timestamp.get().isAfter(to))) {
-      throw LakeConfigException.invalid("--timestamp", timestamp.get(),
-          table + "'s history runs from " + from + " (version " + first + ") to " + to
-              + " (version " + last + ")");
+      throw LakeConfigException.invalid(
+          "--timestamp",
+          timestamp.get(),
+          table
+              + "'s history runs from "
+              + from
+              + " (version "
+              + first
+              + ") to "
+              + to
+              + " (version "
+              + last
+              + ")");
     }
   }
 
@@ -162,14 +204,14 @@ public final class AsOfJob extends CorrectionAction<AsOfJob.Options, AsOfJob.Res
   }
 
   /**
-   * Full outer join of gold now and then on the key (window_start, group-by null-safe); keys
-   * whose measures, {@code corrected_at} or {@code status} differ come out.
+   * Full outer join of gold now and then on the key (window_start, group-by null-safe); keys whose
+   * measures, {@code corrected_at} or {@code status} differ come out.
    *
    * @param now gold now with a {@code status} column
    * @param before gold then with a {@code status} column
-   * @return window_start, keys, old_values / new_values (measures JSON, null for a missing
-   *     side), delta (after − before per measure as doubles, a missing side counting as 0,
-   *     JSON), corrected_at_before / _after, status_before / _after
+   * @return window_start, keys, old_values / new_values (measures JSON, null for a missing side),
+   *     delta (after − before per measure as doubles, a missing side counting as 0, JSON),
+   *     corrected_at_before / _after, status_before / _after
    */
   static Dataset<Row> diff(Dataset<Row> now, Dataset<Row> before, MetricSpec metric) {
     Dataset<Row> a = now.as("a");
@@ -178,25 +220,40 @@ public final class AsOfJob extends CorrectionAction<AsOfJob.Options, AsOfJob.Res
     for (String g : metric.groupBy()) {
       on = on.and(col("a.`" + g + "`").eqNullSafe(col("b.`" + g + "`")));
     }
-    Column same = col("a.corrected_at").eqNullSafe(col("b.corrected_at"))
-        .and(col("a.status").eqNullSafe(col("b.status")));
+    Column same =
+        col("a.corrected_at")
+            .eqNullSafe(col("b.corrected_at"))
+            .and(col("a.status").eqNullSafe(col("b.status")));
     for (String m : metric.measureNames()) {
       same = same.and(col("a.`" + m + "`").eqNullSafe(col("b.`" + m + "`")));
     }
     Column inA = col("a.window_start").isNotNull();
     Column inB = col("b.window_start").isNotNull();
-    Column delta = to_json(struct(metric.measureNames().stream()
-        .map(m -> coalesce(col("a.`" + m + "`").cast(DataTypes.DoubleType), lit(0.0))
-            .minus(coalesce(col("b.`" + m + "`").cast(DataTypes.DoubleType), lit(0.0))).as(m))
-        .toArray(Column[]::new)));
-    return a.join(b, on, "full_outer").filter(same.unary_$bang()).select(
-        coalesce(col("a.window_start"), col("b.window_start")).as("window_start"),
-        when(inA, Corrections.keysJson(metric, "a")).otherwise(Corrections.keysJson(metric, "b"))
-            .as("keys"),
-        when(inB, Corrections.measuresJson(metric, "b")).as("old_values"),
-        when(inA, Corrections.measuresJson(metric, "a")).as("new_values"), delta.as("delta"),
-        col("b.corrected_at").as("corrected_at_before"),
-        col("a.corrected_at").as("corrected_at_after"),
-        col("b.status").as("status_before"), col("a.status").as("status_after"));
+    Column delta =
+        to_json(
+            struct(
+                metric.measureNames().stream()
+                    .map(
+                        m ->
+                            coalesce(col("a.`" + m + "`").cast(DataTypes.DoubleType), lit(0.0))
+                                .minus(
+                                    coalesce(
+                                        col("b.`" + m + "`").cast(DataTypes.DoubleType), lit(0.0)))
+                                .as(m))
+                    .toArray(Column[]::new)));
+    return a.join(b, on, "full_outer")
+        .filter(same.unary_$bang())
+        .select(
+            coalesce(col("a.window_start"), col("b.window_start")).as("window_start"),
+            when(inA, Corrections.keysJson(metric, "a"))
+                .otherwise(Corrections.keysJson(metric, "b"))
+                .as("keys"),
+            when(inB, Corrections.measuresJson(metric, "b")).as("old_values"),
+            when(inA, Corrections.measuresJson(metric, "a")).as("new_values"),
+            delta.as("delta"),
+            col("b.corrected_at").as("corrected_at_before"),
+            col("a.corrected_at").as("corrected_at_after"),
+            col("b.status").as("status_before"),
+            col("a.status").as("status_after"));
   }
 }

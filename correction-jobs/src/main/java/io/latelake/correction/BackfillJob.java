@@ -43,34 +43,34 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code latelake backfill --metric NAME}: the remedy for a changed metric definition (window,
- * group-by or measures; see {@link io.latelake.core.metric.MetricDefinitionGuard}). Run it with
- * the gold stream of that metric stopped. Steps:
+ * group-by or measures; see {@link io.latelake.core.metric.MetricDefinitionGuard}). Run it with the
+ * gold stream of that metric stopped. Steps:
  *
  * <ol>
- *   <li>the old checkpoint {@code _checkpoints/gold_<metric>} is moved aside to
- *       {@code _checkpoints/gold_<metric>.before-<run id>} (kept, never deleted);
+ *   <li>the old checkpoint {@code _checkpoints/gold_<metric>} is moved aside to {@code
+ *       _checkpoints/gold_<metric>.before-<run id>} (kept, never deleted);
  *   <li>a new checkpoint is started at silver's current end: the new definition's streaming
  *       aggregation ({@link MetricAggregation#aggregate} with {@code lake.gold.watermark-delay},
  *       the gold stream's plan) reads all of {@code silver_events} once with the available-now
  *       trigger, in one micro-batch, into a sink that writes nothing, followed by the no-data
  *       micro-batch that moves the watermark. The checkpoint then holds silver's end offset, the
  *       watermark the stream would have, and the aggregation state of the windows still open, so
- *       the gold stream continues after silver's current version without counting an event
- *       twice or missing one, and a later event of an open window updates it to its full value;
+ *       the gold stream continues after silver's current version without counting an event twice or
+ *       missing one, and a later event of an open window updates it to its full value;
  *   <li>{@code gold.<metric>} is overwritten (one new Delta version; the previous version stays
- *       readable with {@code VERSION AS OF}) by the recompute of the whole of bronze
- *       ({@link Recompute#gold}: valid rows, exact dedup on {@code event_id}, the same code as
- *       {@code correct}, {@code rebuild} and {@code audit}), {@code updated_at} = the run's start;
+ *       readable with {@code VERSION AS OF}) by the recompute of the whole of bronze ({@link
+ *       Recompute#gold}: valid rows, exact dedup on {@code event_id}, the same code as {@code
+ *       correct}, {@code rebuild} and {@code audit}), {@code updated_at} = the run's start;
  *   <li>restatements, as {@code correct} marks them: a closed window (end at or before the gold
- *       stream's last watermark in {@code monitoring.stream_progress}) whose measures that the
- *       old and new definitions share (same name, function and column; window and group-by
- *       unchanged) differ from the old table, or that is new or gone, gets {@code corrected_at}
- *       = the run's start and a {@code monitoring.corrections_log} entry (policy
- *       {@code backfill}); every other row keeps the old row's {@code corrected_at}. Status
- *       (provisional, settled, restated) follows as usual;
- *   <li>the new definition and watermark delay are recorded in the table's properties
- *       ({@value MetricDefinition#PROPERTY}, {@value WatermarkDelays#PROPERTY}): the gold stream
- *       starts again.
+ *       stream's last watermark in {@code monitoring.stream_progress}) whose measures that the old
+ *       and new definitions share (same name, function and column; window and group-by unchanged)
+ *       differ from the old table, or that is new or gone, gets {@code corrected_at} = the run's
+ *       start and a {@code monitoring.corrections_log} entry (policy {@code backfill}); every other
+ *       row keeps the old row's {@code corrected_at}. Status (provisional, settled, restated)
+ *       follows as usual;
+ *   <li>the new definition and watermark delay are recorded in the table's properties ({@value
+ *       MetricDefinition#PROPERTY}, {@value WatermarkDelays#PROPERTY}): the gold stream starts
+ *       again.
  * </ol>
  *
  * <p>Re-running after a failure at any step converges: the gold stream keeps refusing until the
@@ -82,8 +82,8 @@ public final class BackfillJob {
   /**
    * @param runId this run's id ({@code backfill-...})
    * @param metric the metric
-   * @param oldVersion the gold table's version before the backfill, readable with
-   *     {@code VERSION AS OF} (-1 when there was no table)
+   * @param oldVersion the gold table's version before the backfill, readable with {@code VERSION AS
+   *     OF} (-1 when there was no table)
    * @param newVersion the version the backfill's overwrite wrote
    * @param rows gold rows written
    * @param restated rows marked restated (corrected_at = the run's start)
@@ -92,15 +92,25 @@ public final class BackfillJob {
    * @param watermark the new checkpoint's watermark (null when silver is empty)
    * @param oldCheckpoint where the old checkpoint was moved (null when there was none)
    */
-  public record Result(String runId, String metric, long oldVersion, long newVersion, long rows,
-      long restated, long bronzeVersion, long silverVersion, Instant watermark,
+  public record Result(
+      String runId,
+      String metric,
+      long oldVersion,
+      long newVersion,
+      long rows,
+      long restated,
+      long bronzeVersion,
+      long silverVersion,
+      Instant watermark,
       String oldCheckpoint) {}
 
   private final JobContext context;
   private final CorrectionConfig config;
   private final MetricSpec metric;
 
-  /** @param metric the configured (new) definition of the metric to backfill */
+  /**
+   * @param metric the configured (new) definition of the metric to backfill
+   */
   public BackfillJob(JobContext context, CorrectionConfig config, MetricSpec metric) {
     this.context = context;
     this.config = config;
@@ -108,55 +118,77 @@ public final class BackfillJob {
   }
 
   /**
-   * @throws io.latelake.core.config.LakeConfigException (exit 2) when bronze or silver is
-   *     missing, checked before anything is moved or written
+   * @throws io.latelake.core.config.LakeConfigException (exit 2) when bronze or silver is missing,
+   *     checked before anything is moved or written
    * @throws LatelakeException (exit 1) when a step fails
    */
   public Result run() {
     SparkSession spark = context.spark();
     TableRegistry reg = context.tables();
-    LakeReads.requireTable(spark, "backfill", "bronze_events", reg.bronzeEvents(),
-        "run `latelake bronze` first");
-    LakeReads.requireTable(spark, "backfill", "silver_events", reg.silverEvents(),
-        "run `latelake silver` first");
+    LakeReads.requireTable(
+        spark, "backfill", "bronze_events", reg.bronzeEvents(), "run `latelake bronze` first");
+    LakeReads.requireTable(
+        spark, "backfill", "silver_events", reg.silverEvents(), "run `latelake silver` first");
     String runId = context.runId("backfill");
     Timestamp now = Timestamp.from(context.startedAt());
     String path = reg.gold(metric.name());
     boolean existed = DeltaTables.exists(spark, path);
     long oldVersion = existed ? LakeReads.latestVersion(spark, path) : -1;
-    Optional<MetricDefinition> oldDefinition = existed
-        ? TableProperties.get(spark, path, MetricDefinition.PROPERTY)
-            .flatMap(MetricDefinition::parse)
-        : Optional.empty();
+    Optional<MetricDefinition> oldDefinition =
+        existed
+            ? TableProperties.get(spark, path, MetricDefinition.PROPERTY)
+                .flatMap(MetricDefinition::parse)
+            : Optional.empty();
     Optional<Instant> watermark = LakeReads.lastWatermark(spark, reg, metric);
 
     String checkpoint = reg.checkpoint(metric.queryName());
-    String movedTo = CheckpointMoves.moveAside(spark, checkpoint,
-        checkpoint + ".before-" + runId).orElse(null);
+    String movedTo =
+        CheckpointMoves.moveAside(spark, checkpoint, checkpoint + ".before-" + runId).orElse(null);
     long silverVersion = LakeReads.latestVersion(spark, reg.silverEvents());
     Instant newWatermark = seed(spark, reg, checkpoint);
 
     long bronzeVersion = LakeReads.latestVersion(spark, reg.bronzeEvents());
-    Dataset<Row> fresh = Recompute.gold(spark.read().format("delta")
-        .option("versionAsOf", bronzeVersion).load(reg.bronzeEvents()), metric);
-    DeltaTables.createIfNotExists(spark, path, GoldLayout.tableSchema(fresh.schema()), List.of(),
+    Dataset<Row> fresh =
+        Recompute.gold(
+            spark
+                .read()
+                .format("delta")
+                .option("versionAsOf", bronzeVersion)
+                .load(reg.bronzeEvents()),
+            metric);
+    DeltaTables.createIfNotExists(
+        spark,
+        path,
+        GoldLayout.tableSchema(fresh.schema()),
+        List.of(),
         Map.of("delta.enableChangeDataFeed", "true"));
     MetricDefinition definition = MetricDefinition.of(metric);
-    boolean sameKeys = oldDefinition.filter(d -> d.window().equals(definition.window())
-        && d.groupBy().equals(definition.groupBy())).isPresent();
-    Dataset<Row> old = sameKeys ? spark.read().format("delta")
-        .option("versionAsOf", oldVersion).load(path) : null;
+    boolean sameKeys =
+        oldDefinition
+            .filter(
+                d ->
+                    d.window().equals(definition.window())
+                        && d.groupBy().equals(definition.groupBy()))
+            .isPresent();
+    Dataset<Row> old =
+        sameKeys ? spark.read().format("delta").option("versionAsOf", oldVersion).load(path) : null;
     List<String> shared = oldDefinition.map(definition::comparableMeasures).orElse(List.of());
-    Column closed = watermark.map(w -> col("window_end").leq(lit(Timestamp.from(w))))
-        .orElse(lit(false));
+    Column closed =
+        watermark.map(w -> col("window_end").leq(lit(Timestamp.from(w)))).orElse(lit(false));
 
     Dataset<Row> rows = withStatusColumns(fresh, old, metric, shared, closed, now).persist();
     try {
       long count = rows.count();
       long restated = rows.filter(col("corrected_at").equalTo(lit(now))).count();
-      DeltaRetry.run("backfill overwrite of gold." + metric.name(), config.maxCommitAttempts(),
-          config.retryBackoff(), () -> {
-            rows.write().format("delta").mode("overwrite").option("overwriteSchema", "true")
+      DeltaRetry.run(
+          "backfill overwrite of gold." + metric.name(),
+          config.maxCommitAttempts(),
+          config.retryBackoff(),
+          () -> {
+            rows.write()
+                .format("delta")
+                .mode("overwrite")
+                .option("overwriteSchema", "true")
                 .save(path);
             return null;
           });
@@ -164,36 +196,64 @@ public final class BackfillJob {
       if (old != null && !shared.isEmpty()) {
         logRestatements(spark, fresh, old, shared, closed, runId, now);
       }
-      TableProperties.set(spark, path, Map.of(
-          MetricDefinition.PROPERTY, definition.canonical(),
-          WatermarkDelays.PROPERTY, config.goldWatermarkDelay().toString()));
-      LOG.info("backfill {}: gold.{} rebuilt from bronze version {} as table version {} ({} "
+      TableProperties.set(
+          spark,
+          path,
+          Map.of(
+              MetricDefinition.PROPERTY, definition.canonical(),
+              WatermarkDelays.PROPERTY, config.goldWatermarkDelay().toString()));
+      LOG.info(
+          "backfill {}: gold.{} rebuilt from bronze version {} as table version {} ({} "
               + "rows, {} restated); the old table is version {} (SELECT * FROM delta.`{}` "
               + "VERSION AS OF {}); new checkpoint {} continues after silver version {} with "
-              + "watermark {}; old checkpoint moved to {}; definition recorded: {}", metric.name(),
-          metric.name(), bronzeVersion, newVersion, count, restated,
-          oldVersion < 0 ? "none" : oldVersion, path, oldVersion, checkpoint, silverVersion,
-          newWatermark == null ? "none" : newWatermark, movedTo == null ? "none (there was none)"
-              : movedTo, definition.canonical());
-      return new Result(runId, metric.name(), oldVersion, newVersion, count, restated,
-          bronzeVersion, silverVersion, newWatermark, movedTo);
+              + "watermark {}; old checkpoint moved to {}; definition recorded: {}",
+          metric.name(),
+          metric.name(),
+          bronzeVersion,
+          newVersion,
+          count,
+          restated,
+          oldVersion < 0 ? "none" : oldVersion,
+          path,
+          oldVersion,
+          checkpoint,
+          silverVersion,
+          newWatermark == null ? "none" : newWatermark,
+          movedTo == null ? "none (there was none)" : movedTo,
+          definition.canonical());
+      return new Result(
+          runId,
+          metric.name(),
+          oldVersion,
+          newVersion,
+          count,
+          restated,
+          bronzeVersion,
+          silverVersion,
+          newWatermark,
+          movedTo);
     } finally {
       rows.unpersist();
     }
   }
 
   /**
-   * Gold rows to write: {@code fresh} ({@link Recompute#gold}) in the table's layout with
-   * {@code updated_at} = {@code now} and {@code corrected_at} by the restatement rule (class
-   * comment). Pure.
+   * Gold rows to write: {@code fresh} ({@link Recompute#gold}) in the table's layout with {@code
+   * updated_at} = {@code now} and {@code corrected_at} by the restatement rule (class comment).
+   * Pure.
    *
-   * @param old the old table's rows when it has the same window and group-by (its keys match
-   *     {@code fresh}'s one to one), else null: nothing is compared or carried over
+   * @param old the old table's rows when it has the same window and group-by (its keys match {@code
+   *     fresh}'s one to one), else null: nothing is compared or carried over
    * @param shared measures comparable between the old and new definitions (may be empty)
    * @param closed true for a closed window ({@code window_end} at or before the watermark)
    */
-  static Dataset<Row> withStatusColumns(Dataset<Row> fresh, Dataset<Row> old, MetricSpec metric,
-      List<String> shared, Column closed, Timestamp now) {
+  static Dataset<Row> withStatusColumns(
+      Dataset<Row> fresh,
+      Dataset<Row> old,
+      MetricSpec metric,
+      List<String> shared,
+      Column closed,
+      Timestamp now) {
     List<Column> out = new ArrayList<>();
     for (String c : fresh.columns()) {
       out.add(col("f.`" + c + "`").as(c));
@@ -213,18 +273,34 @@ public final class BackfillJob {
     }
     Column restated = shared.isEmpty() ? lit(false) : closed.and(same.unary_$bang());
     out.add(when(restated, lit(now)).otherwise(col("o.corrected_at")).as("corrected_at"));
-    return fresh.as("f").join(old.select("window_start", Stream.concat(
-            Stream.concat(metric.groupBy().stream(), shared.stream()),
-            Stream.of("corrected_at")).toArray(String[]::new)).as("o"), on, "left_outer")
+    return fresh
+        .as("f")
+        .join(
+            old.select(
+                    "window_start",
+                    Stream.concat(
+                            Stream.concat(metric.groupBy().stream(), shared.stream()),
+                            Stream.of("corrected_at"))
+                        .toArray(String[]::new))
+                .as("o"),
+            on,
+            "left_outer")
         .select(out.toArray(Column[]::new));
   }
 
-  private void logRestatements(SparkSession spark, Dataset<Row> fresh, Dataset<Row> old,
-      List<String> shared, Column closed, String runId, Timestamp now) {
-    List<Measure> measures = metric.measures().stream()
-        .filter(m -> shared.contains(m.name())).toList();
-    MetricSpec common = new MetricSpec(metric.name(), metric.window(), metric.groupBy(),
-        measures, metric.latePolicy());
+  private void logRestatements(
+      SparkSession spark,
+      Dataset<Row> fresh,
+      Dataset<Row> old,
+      List<String> shared,
+      Column closed,
+      String runId,
+      Timestamp now) {
+    List<Measure> measures =
+        metric.measures().stream().filter(m -> shared.contains(m.name())).toList();
+    MetricSpec common =
+        new MetricSpec(
+            metric.name(), metric.window(), metric.groupBy(), measures, metric.latePolicy());
     Dataset<Row> diff = Corrections.diff(fresh, old, common).filter(closed);
     CorrectionTables tables = new CorrectionTables(context.tables());
     tables.createMonitoring(spark);
@@ -238,26 +314,40 @@ public final class BackfillJob {
    * @return the watermark the checkpoint ends with, null when silver holds no rows
    */
   private Instant seed(SparkSession spark, TableRegistry reg, String checkpoint) {
-    Dataset<Row> agg = MetricAggregation.aggregate(spark.readStream().format("delta")
-            .option("maxFilesPerTrigger", Integer.MAX_VALUE).load(reg.silverEvents()), metric,
-        config.goldWatermarkDelay());
+    Dataset<Row> agg =
+        MetricAggregation.aggregate(
+            spark
+                .readStream()
+                .format("delta")
+                .option("maxFilesPerTrigger", Integer.MAX_VALUE)
+                .load(reg.silverEvents()),
+            metric,
+            config.goldWatermarkDelay());
     // Every partition must be processed (Spark validates the state store commits of each).
     VoidFunction2<Dataset<Row>, Long> nothing =
         (batch, batchId) -> batch.write().format("noop").mode("overwrite").save();
-    try (ProgressRecorder recorder = new ProgressRecorder(spark, reg.streamProgress(),
-        Set.of(metric.queryName())).start()) {
-      StreamingQuery q = agg.writeStream()
-          .queryName(metric.queryName())
-          .outputMode("update")
-          .option("checkpointLocation", checkpoint)
-          .trigger(Trigger.AvailableNow())
-          .foreachBatch(nothing)
-          .start();
+    try (ProgressRecorder recorder =
+        new ProgressRecorder(spark, reg.streamProgress(), Set.of(metric.queryName())).start()) {
+      StreamingQuery q =
+          agg.writeStream()
+              .queryName(metric.queryName())
+              .outputMode("update")
+              .option("checkpointLocation", checkpoint)
+              .trigger(Trigger.AvailableNow())
+              .foreachBatch(nothing)
+              .start();
       q.awaitTermination();
       recorder.awaitTerminated(q.runId(), java.time.Duration.ofSeconds(30));
     } catch (TimeoutException | StreamingQueryException e) {
-      throw new LatelakeException("Cannot start the new checkpoint " + checkpoint + " of "
-          + metric.queryName() + ": " + e.getMessage(), ExitCode.RUNTIME_FAILURE, e);
+      throw new LatelakeException(
+          "Cannot start the new checkpoint "
+              + checkpoint
+              + " of "
+              + metric.queryName()
+              + ": "
+              + e.getMessage(),
+          ExitCode.RUNTIME_FAILURE,
+          e);
     }
     Checkpoints cp = new Checkpoints(spark, checkpoint);
     OptionalLong last = cp.lastPlanned();

@@ -14,21 +14,27 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code latelake backfill --metric NAME}: rebuild {@code gold.<metric>} from bronze with the
- * metric's current definition and start its gold stream on a new checkpoint at silver's current
- * end ({@link BackfillJob}); the remedy the gold stream names when a metric's window, group-by
- * or measures changed. spark-submit entry point: {@code --class
- * io.latelake.correction.BackfillMain}. Run it with that metric's gold stream stopped. Exit
- * codes: 0 ok, 1 runtime failure, 2 bad usage or config (an unknown metric, bronze or silver
- * missing). The metric is validated before Spark starts.
+ * metric's current definition and start its gold stream on a new checkpoint at silver's current end
+ * ({@link BackfillJob}); the remedy the gold stream names when a metric's window, group-by or
+ * measures changed. spark-submit entry point: {@code --class io.latelake.correction.BackfillMain}.
+ * Run it with that metric's gold stream stopped. Exit codes: 0 ok, 1 runtime failure, 2 bad usage
+ * or config (an unknown metric, bronze or silver missing). The metric is validated before Spark
+ * starts.
  */
-@Command(name = "backfill", mixinStandardHelpOptions = true,
-    description = "Rebuild gold.<metric> from bronze with the metric's current definition and "
-        + "start its gold stream's new checkpoint at silver's current end (after a change of "
-        + "window, group-by or measures; stop that gold stream first).")
+@Command(
+    name = "backfill",
+    mixinStandardHelpOptions = true,
+    description =
+        "Rebuild gold.<metric> from bronze with the metric's current definition and "
+            + "start its gold stream's new checkpoint at silver's current end (after a change of "
+            + "window, group-by or measures; stop that gold stream first).")
 public final class BackfillMain extends JobCommand<BackfillMain.Prepared> {
   private static final Logger LOG = LoggerFactory.getLogger(BackfillMain.class);
 
-  @Option(names = "--metric", required = true, paramLabel = "NAME",
+  @Option(
+      names = "--metric",
+      required = true,
+      paramLabel = "NAME",
       description = "the metric to backfill (a key of lake.gold.metrics)")
   String metric;
 
@@ -57,8 +63,12 @@ public final class BackfillMain extends JobCommand<BackfillMain.Prepared> {
   @Override
   protected ExitCode run(JobContext context, Prepared p) {
     BackfillJob.Result r = new BackfillJob(context, p.config(), p.metric()).run();
-    LOG.info("backfill {}: {} rows; old table: version {}; backfill: version {}", r.metric(),
-        r.rows(), r.oldVersion() < 0 ? "none" : r.oldVersion(), r.newVersion());
+    LOG.info(
+        "backfill {}: {} rows; old table: version {}; backfill: version {}",
+        r.metric(),
+        r.rows(),
+        r.oldVersion() < 0 ? "none" : r.oldVersion(),
+        r.newVersion());
     return ExitCode.OK;
   }
 }

@@ -5,8 +5,8 @@ import static org.apache.spark.sql.functions.lit;
 
 import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
-import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.job.JobContext;
+import io.latelake.core.metric.MetricSpec;
 import java.io.IOException;
 import java.sql.Timestamp;
 import java.time.Instant;
@@ -27,40 +27,51 @@ import org.apache.spark.sql.streaming.Trigger;
  * The windows of a metric touched by bronze rows since its last {@code correct} run, read with
  * Delta's own change read: bronze as a Delta streaming source, {@code Trigger.AvailableNow}, one
  * checkpoint per metric ({@code _checkpoints/correct_<metric>}, query {@code correct_<metric>}),
- * the standard incremental-batch pattern. Deletion vectors, column mapping, log checkpoints and
- * log cleanup are Delta's business; commits that only rewrite files (OPTIMIZE) bring no rows,
- * and commits that change existing rows are skipped ({@code skipChangeCommits}: bronze is
- * append-only). Each micro-batch adds its windows to the metric's pending windows in
- * {@code monitoring.correction_state} before its offsets commit, so a crash loses none.
+ * the standard incremental-batch pattern. Deletion vectors, column mapping, log checkpoints and log
+ * cleanup are Delta's business; commits that only rewrite files (OPTIMIZE) bring no rows, and
+ * commits that change existing rows are skipped ({@code skipChangeCommits}: bronze is append-only).
+ * Each micro-batch adds its windows to the metric's pending windows in {@code
+ * monitoring.correction_state} before its offsets commit, so a crash loses none.
  */
 final class BronzeChanges {
   private final JobContext context;
   private final CorrectionState state;
 
-  /** @param state where each micro-batch's windows are added */
+  /**
+   * @param state where each micro-batch's windows are added
+   */
   BronzeChanges(JobContext context, CorrectionState state) {
     this.context = context;
     this.state = state;
   }
 
-  /** @return the change read's query name for {@code metric}, also its checkpoint's name */
+  /**
+   * @return the change read's query name for {@code metric}, also its checkpoint's name
+   */
   static String queryName(MetricSpec metric) {
     return "correct_" + metric.name();
   }
 
   /**
-   * @param prior the metric's state (its pending windows are touched too); required without
-   *     {@code since}
+   * @param prior the metric's state (its pending windows are touched too); required without {@code
+   *     since}
    * @param since rescan by ingest time instead of reading the changes
    * @param latest bronze's latest version now
    * @return the window starts touched (ascending)
    */
-  TreeSet<Instant> touched(MetricSpec metric, Optional<CorrectionState.Entry> prior,
-      Optional<Instant> since, long latest, String runId, Timestamp at) {
-    TreeSet<Instant> out = new TreeSet<>(prior.map(CorrectionState.Entry::pending)
-        .orElse(List.of()));
-    out.addAll(since.isPresent() ? since(metric, since.get(), latest)
-        : stream(metric, prior.orElseThrow().bronzeVersion(), latest, runId, at));
+  TreeSet<Instant> touched(
+      MetricSpec metric,
+      Optional<CorrectionState.Entry> prior,
+      Optional<Instant> since,
+      long latest,
+      String runId,
+      Timestamp at) {
+    TreeSet<Instant> out =
+        new TreeSet<>(prior.map(CorrectionState.Entry::pending).orElse(List.of()));
+    out.addAll(
+        since.isPresent()
+            ? since(metric, since.get(), latest)
+            : stream(metric, prior.orElseThrow().bronzeVersion(), latest, runId, at));
     return out;
   }
 
@@ -70,53 +81,74 @@ final class BronzeChanges {
    * read starts again after {@code version}: its checkpoint is removed.
    */
   TreeSet<Instant> since(MetricSpec metric, Instant since, long version) {
-    Dataset<Row> rows = context.spark().read().format("delta").option("versionAsOf", version)
-        .load(context.tables().bronzeEvents())
-        .filter(col("ingest_date").geq(lit(java.sql.Date.valueOf(
-            LocalDate.ofInstant(since, ZoneOffset.UTC).minusDays(1))))
-            .and(col("ingested_at").geq(lit(Timestamp.from(since)))));
+    Dataset<Row> rows =
+        context
+            .spark()
+            .read()
+            .format("delta")
+            .option("versionAsOf", version)
+            .load(context.tables().bronzeEvents())
+            .filter(
+                col("ingest_date")
+                    .geq(
+                        lit(
+                            java.sql.Date.valueOf(
+                                LocalDate.ofInstant(since, ZoneOffset.UTC).minusDays(1))))
+                    .and(col("ingested_at").geq(lit(Timestamp.from(since)))));
     TreeSet<Instant> out = windows(rows, metric);
     deleteCheckpoint(metric);
     return out;
   }
 
   /**
-   * Reads what bronze gained since the metric's checkpoint (a new checkpoint starts after
-   * {@code after}, the version in the metric's state) up to the latest version, and adds the
-   * touched windows to the metric's pending windows in the state.
+   * Reads what bronze gained since the metric's checkpoint (a new checkpoint starts after {@code
+   * after}, the version in the metric's state) up to the latest version, and adds the touched
+   * windows to the metric's pending windows in the state.
    *
    * @return the window starts touched by this read
    * @throws LatelakeException (exit 1) when the read fails
    */
-  TreeSet<Instant> stream(MetricSpec metric, long after, long latest, String runId,
-      Timestamp at) {
+  TreeSet<Instant> stream(MetricSpec metric, long after, long latest, String runId, Timestamp at) {
     TreeSet<Instant> out = new TreeSet<>();
     String start = after >= latest ? "latest" : Long.toString(after + 1);
     try {
-      context.spark().readStream().format("delta").option("startingVersion", start)
-          .option("skipChangeCommits", "true").load(context.tables().bronzeEvents())
+      context
+          .spark()
+          .readStream()
+          .format("delta")
+          .option("startingVersion", start)
+          .option("skipChangeCommits", "true")
+          .load(context.tables().bronzeEvents())
           .select("event_id", "event_time", "error")
-          .writeStream().queryName(queryName(metric))
+          .writeStream()
+          .queryName(queryName(metric))
           .option("checkpointLocation", context.tables().checkpoint(queryName(metric)))
           .trigger(Trigger.AvailableNow())
-          .foreachBatch((VoidFunction2<Dataset<Row>, Long>) (batch, batchId) -> {
-            TreeSet<Instant> touched = windows(batch, metric);
-            state.addPending(metric.name(), after, touched, runId, at);
-            out.addAll(touched);
-          })
-          .start().awaitTermination();
+          .foreachBatch(
+              (VoidFunction2<Dataset<Row>, Long>)
+                  (batch, batchId) -> {
+                    TreeSet<Instant> touched = windows(batch, metric);
+                    state.addPending(metric.name(), after, touched, runId, at);
+                    out.addAll(touched);
+                  })
+          .start()
+          .awaitTermination();
     } catch (StreamingQueryException | TimeoutException e) {
-      throw new LatelakeException("Cannot read bronze changes for metric '" + metric.name()
-          + "': " + e.getMessage(), ExitCode.RUNTIME_FAILURE, e);
+      throw new LatelakeException(
+          "Cannot read bronze changes for metric '" + metric.name() + "': " + e.getMessage(),
+          ExitCode.RUNTIME_FAILURE,
+          e);
     }
     return out;
   }
 
   private static TreeSet<Instant> windows(Dataset<Row> rows, MetricSpec metric) {
     TreeSet<Instant> out = new TreeSet<>();
-    for (Row r : Recompute.validEvents(rows.select("event_id", "event_time", "error"))
-        .select(Recompute.windowStart(col("event_time"), metric.window()).as("ws"))
-        .distinct().collectAsList()) {
+    for (Row r :
+        Recompute.validEvents(rows.select("event_id", "event_time", "error"))
+            .select(Recompute.windowStart(col("event_time"), metric.window()).as("ws"))
+            .distinct()
+            .collectAsList()) {
       out.add(r.getTimestamp(0).toInstant());
     }
     return out;
@@ -127,8 +159,14 @@ final class BronzeChanges {
     try {
       dir.getFileSystem(context.spark().sparkContext().hadoopConfiguration()).delete(dir, true);
     } catch (IOException e) {
-      throw new LatelakeException("Cannot remove the checkpoint " + dir + " of the bronze "
-          + "change read: " + e.getMessage(), ExitCode.RUNTIME_FAILURE, e);
+      throw new LatelakeException(
+          "Cannot remove the checkpoint "
+              + dir
+              + " of the bronze "
+              + "change read: "
+              + e.getMessage(),
+          ExitCode.RUNTIME_FAILURE,
+          e);
     }
   }
 }

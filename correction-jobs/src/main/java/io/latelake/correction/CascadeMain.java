@@ -4,12 +4,14 @@ import io.latelake.core.cli.Launcher;
 import picocli.CommandLine.Command;
 
 /**
- * {@code latelake cascade} ({@link CascadeJob}): spark-submit with
- * {@code --class io.latelake.correction.CascadeMain}. Safe to re-run; the dates are checked
- * before Spark starts. Exit codes: 0 ok, 1 runtime failure, 2 bad usage or config (a bad date,
- * an unknown metric, a daily table missing).
+ * {@code latelake cascade} ({@link CascadeJob}): spark-submit with {@code --class
+ * io.latelake.correction.CascadeMain}. Safe to re-run; the dates are checked before Spark starts.
+ * Exit codes: 0 ok, 1 runtime failure, 2 bad usage or config (a bad date, an unknown metric, a
+ * daily table missing).
  */
-@Command(name = "cascade", mixinStandardHelpOptions = true,
+@Command(
+    name = "cascade",
+    mixinStandardHelpOptions = true,
     description = "Recompute the ISO weeks gold.weekly_<metric> over changed daily totals (MERGE).")
 public final class CascadeMain extends RangeCommand {
   public static void main(String[] args) {

@@ -15,37 +15,60 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Late-window correction of the streaming gold metrics (DESIGN.md semantics 4–6). Per metric:
- * the windows touched by valid bronze rows since the last run ({@link BronzeChanges}: Delta's
- * change read; with {@code --since}, rows ingested since then) plus those deferred earlier
- * ({@link CorrectionState}); the closed ones ({@link WindowPlanner}) are recomputed from bronze
- * and compared with gold ({@link WindowDiff}); the changed rows go by the late policy
- * ({@link LatePolicies}); the state keeps the windows still open. Every step is idempotent.
+ * Late-window correction of the streaming gold metrics (DESIGN.md semantics 4–6). Per metric: the
+ * windows touched by valid bronze rows since the last run ({@link BronzeChanges}: Delta's change
+ * read; with {@code --since}, rows ingested since then) plus those deferred earlier ({@link
+ * CorrectionState}); the closed ones ({@link WindowPlanner}) are recomputed from bronze and
+ * compared with gold ({@link WindowDiff}); the changed rows go by the late policy ({@link
+ * LatePolicies}); the state keeps the windows still open. Every step is idempotent.
  */
 public final class CorrectJob extends CorrectionAction<CorrectJob.Options, CorrectJob.Result> {
   private static final Logger LOG = LoggerFactory.getLogger(CorrectJob.class);
   private static final int SAMPLE = 50;
 
-  /** @param since rescan bronze rows ingested at or after this instant (required on a first run) */
-  public record Options(CorrectionConfig config, List<MetricSpec> metrics,
-      Optional<Instant> since) {}
+  /**
+   * @param since rescan bronze rows ingested at or after this instant (required on a first run)
+   */
+  public record Options(
+      CorrectionConfig config, List<MetricSpec> metrics, Optional<Instant> since) {}
 
   /** One changed gold row: keys, old and new measures as JSON (null: no row), a Reason name. */
-  public record Change(String metric, Instant windowStart, Instant windowEnd, String keys,
-      String oldValues, String newValues, String reason) {
+  public record Change(
+      String metric,
+      Instant windowStart,
+      Instant windowEnd,
+      String keys,
+      String oldValues,
+      String newValues,
+      String reason) {
     static Change of(MetricSpec metric, Row r) {
-      return new Change(metric.name(), r.<Timestamp>getAs("window_start").toInstant(),
-          r.<Timestamp>getAs("window_end").toInstant(), r.getAs("keys"), r.getAs("old_values"),
-          r.getAs("new_values"), r.getAs("reason"));
+      return new Change(
+          metric.name(),
+          r.<Timestamp>getAs("window_start").toInstant(),
+          r.<Timestamp>getAs("window_end").toInstant(),
+          r.getAs("keys"),
+          r.getAs("old_values"),
+          r.getAs("new_values"),
+          r.getAs("reason"));
     }
   }
 
   /** fromVersion -1: by --since; watermark null: none reported; changes: up to 50. */
-  public record MetricResult(String metric, LatePolicy policy, long fromVersion, long toVersion,
-      Instant watermark, int touchedWindows, int closedWindows, int deferredWindows,
-      long rowsChanged, List<Change> changes) {}
+  public record MetricResult(
+      String metric,
+      LatePolicy policy,
+      long fromVersion,
+      long toVersion,
+      Instant watermark,
+      int touchedWindows,
+      int closedWindows,
+      int deferredWindows,
+      long rowsChanged,
+      List<Change> changes) {}
 
-  /** @param correctedAt the run's start: the {@code corrected_at} of everything it restates */
+  /**
+   * @param correctedAt the run's start: the {@code corrected_at} of everything it restates
+   */
   public record Result(String runId, Instant correctedAt, List<MetricResult> metrics)
       implements ActionResult {
     public long rowsChanged() {
@@ -65,7 +88,9 @@ public final class CorrectJob extends CorrectionAction<CorrectJob.Options, Corre
     this.state = new CorrectionState(spark, tables, config);
   }
 
-  /** @throws io.latelake.core.config.LakeConfigException (exit 2): no state and no --since */
+  /**
+   * @throws io.latelake.core.config.LakeConfigException (exit 2): no state and no --since
+   */
   @Override
   public Result run() {
     requireBronze("correct");
@@ -75,40 +100,77 @@ public final class CorrectJob extends CorrectionAction<CorrectJob.Options, Corre
       CorrectionState.requirePreviousRun(options.metrics(), states);
     }
     tables.createMonitoring(spark);
-    return new Result(runId(), context.startedAt(), options.metrics().stream()
-        .map(m -> correct(m, Optional.ofNullable(states.get(m.name())))).toList());
+    return new Result(
+        runId(),
+        context.startedAt(),
+        options.metrics().stream()
+            .map(m -> correct(m, Optional.ofNullable(states.get(m.name()))))
+            .toList());
   }
 
   private MetricResult correct(MetricSpec metric, Optional<CorrectionState.Entry> prior) {
     long before = LakeReads.latestVersion(spark, registry.bronzeEvents());
     long from = options.since().isPresent() ? -1 : prior.orElseThrow().bronzeVersion();
-    TreeSet<Instant> touched = step("bronze changes of " + metric.name(),
-        () -> new BronzeChanges(context, state).touched(metric, prior, options.since(), before,
-            runId(), startedAt()));
+    TreeSet<Instant> touched =
+        step(
+            "bronze changes of " + metric.name(),
+            () ->
+                new BronzeChanges(context, state)
+                    .touched(metric, prior, options.since(), before, runId(), startedAt()));
     long version = LakeReads.latestVersion(spark, registry.bronzeEvents());
     Optional<Instant> watermark = LakeReads.lastWatermark(spark, registry, metric);
     WindowPlanner.Plan plan = WindowPlanner.plan(touched, metric.window(), watermark);
     List<Change> sample = List.of();
     long changed = 0;
     if (!plan.closed().isEmpty()) {
-      Dataset<Row> corrections = WindowDiff.corrections(spark, registry, metric, plan, version,
-          LakeReads.latestVersion(spark, registry.gold(metric.name())), config.dedupHorizon());
-      sample = step("recompute " + metric.name(), () -> corrections.limit(SAMPLE).collectAsList())
-          .stream().map(r -> Change.of(metric, r)).toList();
+      Dataset<Row> corrections =
+          WindowDiff.corrections(
+              spark,
+              registry,
+              metric,
+              plan,
+              version,
+              LakeReads.latestVersion(spark, registry.gold(metric.name())),
+              config.dedupHorizon());
+      sample =
+          step("recompute " + metric.name(), () -> corrections.limit(SAMPLE).collectAsList())
+              .stream()
+              .map(r -> Change.of(metric, r))
+              .toList();
       changed = sample.size() < SAMPLE ? sample.size() : corrections.count();
       if (changed > 0) {
-        perform(metric.latePolicy().configName() + " " + metric.name(), () -> LatePolicies.apply(
-            spark, tables, config, metric, corrections, runId(), startedAt()));
+        perform(
+            metric.latePolicy().configName() + " " + metric.name(),
+            () ->
+                LatePolicies.apply(
+                    spark, tables, config, metric, corrections, runId(), startedAt()));
       }
     }
-    perform("correction_state " + metric.name(), () -> state.write(metric.name(), before,
-        plan.deferred(), runId(), startedAt()));
-    LOG.info("correct {}: bronze versions ({}, {}], {} windows touched, {} closed (watermark {}),"
-        + " {} deferred; {} gold rows differ from bronze, policy {}", metric.name(), from < 0
-        ? "since " + options.since().get() : from, version, plan.touched(), plan.closed().size(),
-        watermark.orElse(null), plan.deferred().size(), changed, metric.latePolicy().configName());
-    return new MetricResult(metric.name(), metric.latePolicy(), from, version,
-        watermark.orElse(null), plan.touched(), plan.closed().size(), plan.deferred().size(),
-        changed, sample);
+    perform(
+        "correction_state " + metric.name(),
+        () -> state.write(metric.name(), before, plan.deferred(), runId(), startedAt()));
+    LOG.info(
+        "correct {}: bronze versions ({}, {}], {} windows touched, {} closed (watermark {}),"
+            + " {} deferred; {} gold rows differ from bronze, policy {}",
+        metric.name(),
+        from < 0 ? "since " + options.since().get() : from,
+        version,
+        plan.touched(),
+        plan.closed().size(),
+        watermark.orElse(null),
+        plan.deferred().size(),
+        changed,
+        metric.latePolicy().configName());
+    return new MetricResult(
+        metric.name(),
+        metric.latePolicy(),
+        from,
+        version,
+        watermark.orElse(null),
+        plan.touched(),
+        plan.closed().size(),
+        plan.deferred().size(),
+        changed,
+        sample);
   }
 }

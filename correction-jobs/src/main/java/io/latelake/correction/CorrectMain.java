@@ -1,9 +1,8 @@
 package io.latelake.correction;
 
 import io.latelake.core.ExitCode;
-import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
-import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.job.JobContext;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,17 +18,24 @@ import picocli.CommandLine.Option;
  * Exit codes: 0 ok, 1 runtime failure, 2 bad usage or config (a bad {@code --since}, an unknown
  * metric, a missing table, a first run without {@code --since}).
  */
-@Command(name = "correct", mixinStandardHelpOptions = true,
+@Command(
+    name = "correct",
+    mixinStandardHelpOptions = true,
     description = "Restate closed gold windows touched by bronze rows ingested since the last run.")
 public final class CorrectMain extends CorrectionCommand<CorrectJob.Options> {
   private static final Logger LOG = LoggerFactory.getLogger(CorrectMain.class);
 
-  @Option(names = "--since", paramLabel = "DATE|INSTANT",
-      description = "Check bronze rows ingested at or after this UTC date (yyyy-MM-dd) or instant "
-          + "instead of those since the last run. Required on the first run.")
+  @Option(
+      names = "--since",
+      paramLabel = "DATE|INSTANT",
+      description =
+          "Check bronze rows ingested at or after this UTC date (yyyy-MM-dd) or instant "
+              + "instead of those since the last run. Required on the first run.")
   String since;
 
-  @Option(names = "--metric", paramLabel = "NAME",
+  @Option(
+      names = "--metric",
+      paramLabel = "NAME",
       description = "Correct only this metric (repeatable). Default: all.")
   List<String> metricNames = new ArrayList<>();
 
@@ -39,8 +45,8 @@ public final class CorrectMain extends CorrectionCommand<CorrectJob.Options> {
 
   @Override
   protected CorrectJob.Options options(CorrectionConfig c) {
-    Optional<Instant> s = since == null ? Optional.empty()
-        : Optional.of(DateArgs.instant("--since", since));
+    Optional<Instant> s =
+        since == null ? Optional.empty() : Optional.of(DateArgs.instant("--since", since));
     return new CorrectJob.Options(c, c.select(metricNames), s);
   }
 
@@ -48,9 +54,16 @@ public final class CorrectMain extends CorrectionCommand<CorrectJob.Options> {
   protected ExitCode run(JobContext context, CorrectJob.Options options) {
     CorrectJob.Result r = new CorrectJob(context, options).run();
     for (CorrectJob.MetricResult m : r.metrics()) {
-      LOG.info("correct {} ({}): {} windows touched, {} closed and recomputed, {} deferred, "
-              + "{} rows changed, run {}", m.metric(), m.policy().configName(),
-          m.touchedWindows(), m.closedWindows(), m.deferredWindows(), m.rowsChanged(), r.runId());
+      LOG.info(
+          "correct {} ({}): {} windows touched, {} closed and recomputed, {} deferred, "
+              + "{} rows changed, run {}",
+          m.metric(),
+          m.policy().configName(),
+          m.touchedWindows(),
+          m.closedWindows(),
+          m.deferredWindows(),
+          m.rowsChanged(),
+          r.runId());
     }
     return r.exitCode();
   }

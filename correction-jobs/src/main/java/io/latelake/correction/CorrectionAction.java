@@ -12,8 +12,8 @@ import org.apache.spark.sql.SparkSession;
 /**
  * A batch action of the correction path, in the manner of Iceberg's Spark actions: built from the
  * run's {@link JobContext} and its typed options, one {@link #run()} that returns an immutable
- * result. Each step runs under a Spark job description ({@code <run id>: <step>}), so the Spark
- * UI shows which step a job belongs to.
+ * result. Each step runs under a Spark job description ({@code <run id>: <step>}), so the Spark UI
+ * shows which step a job belongs to.
  *
  * @param <O> the validated options
  * @param <R> the result record
@@ -32,8 +32,8 @@ public abstract class CorrectionAction<O, R> {
    * @param options the action's validated options
    * @param config the correction config (part of the options)
    */
-  protected CorrectionAction(String action, JobContext context, O options,
-      CorrectionConfig config) {
+  protected CorrectionAction(
+      String action, JobContext context, O options, CorrectionConfig config) {
     this.options = options;
     this.context = context;
     this.spark = context.spark();
@@ -46,18 +46,22 @@ public abstract class CorrectionAction<O, R> {
   /**
    * Runs the action once.
    *
-   * @throws io.latelake.core.config.LakeConfigException (exit 2) when an input table is missing
-   *     or an option does not fit the tables, before anything is written
+   * @throws io.latelake.core.config.LakeConfigException (exit 2) when an input table is missing or
+   *     an option does not fit the tables, before anything is written
    * @throws io.latelake.core.LatelakeException (exit 1) when a commit keeps conflicting
    */
   public abstract R run();
 
-  /** @return this run's id, {@code <action>-<start>-<suffix>} ({@link JobContext#runId}) */
+  /**
+   * @return this run's id, {@code <action>-<start>-<suffix>} ({@link JobContext#runId})
+   */
   public final String runId() {
     return runId;
   }
 
-  /** @return the run's start (UTC, microseconds) as a Spark timestamp */
+  /**
+   * @return the run's start (UTC, microseconds) as a Spark timestamp
+   */
   protected final Timestamp startedAt() {
     return Timestamp.from(context.startedAt());
   }
@@ -76,23 +80,29 @@ public abstract class CorrectionAction<O, R> {
 
   /** As {@link #step(String, Supplier)}, for a step without a value. */
   protected final void perform(String description, Runnable body) {
-    step(description, () -> {
-      body.run();
-      return null;
-    });
+    step(
+        description,
+        () -> {
+          body.run();
+          return null;
+        });
   }
 
-  /** @throws io.latelake.core.config.LakeConfigException (exit 2) when a gold table is missing */
+  /**
+   * @throws io.latelake.core.config.LakeConfigException (exit 2) when a gold table is missing
+   */
   protected final void requireGold(String action, List<MetricSpec> metrics) {
     for (MetricSpec m : metrics) {
-      LakeReads.requireTable(spark, action, "gold." + m.name(), registry.gold(m.name()),
-          "run `latelake gold` first");
+      LakeReads.requireTable(
+          spark, action, "gold." + m.name(), registry.gold(m.name()), "run `latelake gold` first");
     }
   }
 
-  /** @throws io.latelake.core.config.LakeConfigException (exit 2) when bronze is missing */
+  /**
+   * @throws io.latelake.core.config.LakeConfigException (exit 2) when bronze is missing
+   */
   protected final void requireBronze(String action) {
-    LakeReads.requireTable(spark, action, "bronze_events", registry.bronzeEvents(),
-        "run `latelake bronze` first");
+    LakeReads.requireTable(
+        spark, action, "bronze_events", registry.bronzeEvents(), "run `latelake bronze` first");
   }
 }

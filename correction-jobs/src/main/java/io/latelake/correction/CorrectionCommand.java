@@ -4,20 +4,24 @@ import com.typesafe.config.Config;
 import io.latelake.core.cli.JobCommand;
 
 /**
- * A command of the correction path: {@code latelake <name>}, Spark application
- * {@code latelake-<name>}.
+ * A command of the correction path: {@code latelake <name>}, Spark application {@code
+ * latelake-<name>}.
  *
  * @param <O> the validated options its action runs with
  */
 abstract class CorrectionCommand<O> extends JobCommand<O> {
   private final String name;
 
-  /** @param name the command name, e.g. {@code correct} */
+  /**
+   * @param name the command name, e.g. {@code correct}
+   */
   CorrectionCommand(String name) {
     this.name = name;
   }
 
-  /** @return the command name */
+  /**
+   * @return the command name
+   */
   final String name() {
     return name;
   }
@@ -34,8 +38,8 @@ abstract class CorrectionCommand<O> extends JobCommand<O> {
   }
 
   /**
-   * @return the action's options from the command line and the correction config, validated
-   *     before Spark starts
+   * @return the action's options from the command line and the correction config, validated before
+   *     Spark starts
    * @throws io.latelake.core.config.LakeConfigException (exit 2) on a bad option
    */
   protected abstract O options(CorrectionConfig config);

@@ -15,24 +15,30 @@ import java.util.Optional;
  * Typed, validated view of {@code lake.correction} plus the metrics the correction jobs work on.
  *
  * @param horizon correction horizon ({@code lake.correction.horizon}): a window is provisional
- *     until its end + horizon ≤ the gold stream's last watermark
- *     ({@link io.latelake.core.metric.GoldStatus})
+ *     until its end + horizon ≤ the gold stream's last watermark ({@link
+ *     io.latelake.core.metric.GoldStatus})
  * @param auditTolerance largest accepted absolute difference per measure in {@code audit}
  * @param maxCommitAttempts attempts of a Delta commit that loses to a concurrent commit
  * @param retryBackoff wait before the first retry (doubles each time)
  * @param lookbackDays default event-date lookback of rebuild, cascade and audit, in days
  * @param goldWatermarkDelay {@code lake.gold.watermark-delay}
  * @param dedupHorizon id horizon of the exact dedup ({@code lake.correction.dedup-horizon}): a
- *     recompute of event times {@code [from, to)} reads bronze over
- *     {@code [from − horizon, to + horizon)}, so copies of an event this far apart in event
- *     time are seen as one
- * @param rollupZone time zone of the days of {@code gold.daily_*} and {@code gold.weekly_*}
- *     ({@code lake.correction.rollup-time-zone}, an IANA region or UTC)
+ *     recompute of event times {@code [from, to)} reads bronze over {@code [from − horizon, to +
+ *     horizon)}, so copies of an event this far apart in event time are seen as one
+ * @param rollupZone time zone of the days of {@code gold.daily_*} and {@code gold.weekly_*} ({@code
+ *     lake.correction.rollup-time-zone}, an IANA region or UTC)
  * @param metrics the configured gold metrics (sorted by name)
  */
-public record CorrectionConfig(Duration horizon, double auditTolerance, int maxCommitAttempts,
-    Duration retryBackoff, int lookbackDays, Duration goldWatermarkDelay,
-    Duration dedupHorizon, ZoneId rollupZone, List<MetricSpec> metrics) {
+public record CorrectionConfig(
+    Duration horizon,
+    double auditTolerance,
+    int maxCommitAttempts,
+    Duration retryBackoff,
+    int lookbackDays,
+    Duration goldWatermarkDelay,
+    Duration dedupHorizon,
+    ZoneId rollupZone,
+    List<MetricSpec> metrics) {
 
   /**
    * @throws LakeConfigException naming the first bad key and value; the horizon must be at least
@@ -44,19 +50,26 @@ public record CorrectionConfig(Duration horizon, double auditTolerance, int maxC
     Duration delay = SharedSettings.goldWatermarkDelay(root);
     double tolerance = c.number("audit-tolerance");
     if (tolerance < 0) {
-      throw LakeConfigException.invalid(c.key("audit-tolerance"), tolerance,
-          "expected a finite number >= 0");
+      throw LakeConfigException.invalid(
+          c.key("audit-tolerance"), tolerance, "expected a finite number >= 0");
     }
     Duration dedupHorizon = SharedSettings.dedupHorizon(root);
-    return new CorrectionConfig(horizon, tolerance, c.intBetween("max-commit-attempts", 1, 100),
-        c.positiveDuration("retry-backoff"), c.intBetween("lookback-days", 1, 3660), delay,
-        dedupHorizon, zone(c), Metrics.fromConfig(root));
+    return new CorrectionConfig(
+        horizon,
+        tolerance,
+        c.intBetween("max-commit-attempts", 1, 100),
+        c.positiveDuration("retry-backoff"),
+        c.intBetween("lookback-days", 1, 3660),
+        delay,
+        dedupHorizon,
+        zone(c),
+        Metrics.fromConfig(root));
   }
 
   /**
-   * @throws LakeConfigException unless {@code rollup-time-zone} is an IANA region id
-   *     ({@code America/New_York}) or {@code UTC}: a fixed offset would put the days of half the
-   *     year an hour off once daylight saving time changes
+   * @throws LakeConfigException unless {@code rollup-time-zone} is an IANA region id ({@code
+   *     America/New_York}) or {@code UTC}: a fixed offset would put the days of half the year an
+   *     hour off once daylight saving time changes
    */
   static ZoneId zone(Settings c) {
     String text = c.string("rollup-time-zone");
@@ -64,11 +77,15 @@ public record CorrectionConfig(Duration horizon, double auditTolerance, int maxC
     try {
       zone = ZoneId.of(text);
     } catch (java.time.DateTimeException e) {
-      throw LakeConfigException.invalid(c.key("rollup-time-zone"), text,
+      throw LakeConfigException.invalid(
+          c.key("rollup-time-zone"),
+          text,
           "expected an IANA time-zone name such as America/New_York, or UTC");
     }
     if (zone instanceof java.time.ZoneOffset) {
-      throw LakeConfigException.invalid(c.key("rollup-time-zone"), text,
+      throw LakeConfigException.invalid(
+          c.key("rollup-time-zone"),
+          text,
           "a fixed offset does not follow daylight saving time; give an IANA time-zone name "
               + "such as America/New_York, or UTC");
     }
@@ -82,9 +99,13 @@ public record CorrectionConfig(Duration horizon, double auditTolerance, int maxC
    */
   public MetricSpec metric(String name) {
     Optional<MetricSpec> m = metrics.stream().filter(s -> s.name().equals(name)).findFirst();
-    return m.orElseThrow(() -> LakeConfigException.invalid("--metric", name,
-        "no such metric in lake.gold.metrics; configured: "
-            + metrics.stream().map(MetricSpec::name).toList()));
+    return m.orElseThrow(
+        () ->
+            LakeConfigException.invalid(
+                "--metric",
+                name,
+                "no such metric in lake.gold.metrics; configured: "
+                    + metrics.stream().map(MetricSpec::name).toList()));
   }
 
   /**

@@ -29,8 +29,8 @@ import org.apache.spark.sql.SparkSession;
  */
 final class CorrectionState {
   /**
-   * @param bronzeVersion every bronze row up to this version has its windows in {@code pending}
-   *     or corrected: where the change read restarts when its checkpoint is missing
+   * @param bronzeVersion every bronze row up to this version has its windows in {@code pending} or
+   *     corrected: where the change read restarts when its checkpoint is missing
    * @param pending window starts (UTC) touched and not corrected yet
    */
   record Entry(long bronzeVersion, List<Instant> pending) {}
@@ -52,15 +52,19 @@ final class CorrectionState {
   static void requirePreviousRun(List<MetricSpec> metrics, Map<String, Entry> entries) {
     for (MetricSpec m : metrics) {
       if (!entries.containsKey(m.name())) {
-        throw new LakeConfigException("Cannot run correct for metric '" + m.name()
-            + "': no previous run in monitoring.correction_state, and correct never scans "
-            + "bronze from the beginning silently; give --since <yyyy-MM-dd or instant> "
-            + "(bronze rows ingested since then are checked)");
+        throw new LakeConfigException(
+            "Cannot run correct for metric '"
+                + m.name()
+                + "': no previous run in monitoring.correction_state, and correct never scans "
+                + "bronze from the beginning silently; give --since <yyyy-MM-dd or instant> "
+                + "(bronze rows ingested since then are checked)");
       }
     }
   }
 
-  /** @return the entry of every metric that has one */
+  /**
+   * @return the entry of every metric that has one
+   */
   Map<String, Entry> read() {
     Map<String, Entry> out = new HashMap<>();
     if (!DeltaTables.exists(spark, tables.state())) {
@@ -72,55 +76,77 @@ final class CorrectionState {
       if (p != null) {
         p.forEach(t -> pending.add(t.toInstant()));
       }
-      out.put(r.getString(r.fieldIndex("metric")),
+      out.put(
+          r.getString(r.fieldIndex("metric")),
           new Entry(r.getLong(r.fieldIndex("bronze_version")), pending));
     }
     return out;
   }
 
   /** Replaces the metric's entry: the version reached and the windows still open. */
-  void write(String metric, long bronzeVersion, Collection<Instant> pending, String runId,
-      Timestamp at) {
+  void write(
+      String metric, long bronzeVersion, Collection<Instant> pending, String runId, Timestamp at) {
     Dataset<Row> s = row(metric, bronzeVersion, pending, runId, at);
     merge("correction_state update", s, true);
   }
 
   /**
    * Adds touched windows to the metric's pending ones (a set union: a replayed micro-batch adds
-   * nothing new), keeping its version; a metric without an entry gets one at
-   * {@code bronzeVersion}.
+   * nothing new), keeping its version; a metric without an entry gets one at {@code bronzeVersion}.
    */
-  void addPending(String metric, long bronzeVersion, Collection<Instant> windows, String runId,
-      Timestamp at) {
+  void addPending(
+      String metric, long bronzeVersion, Collection<Instant> windows, String runId, Timestamp at) {
     if (windows.isEmpty()) {
       return;
     }
-    merge("correction_state pending windows", row(metric, bronzeVersion, windows, runId, at),
-        false);
+    merge(
+        "correction_state pending windows", row(metric, bronzeVersion, windows, runId, at), false);
   }
 
-  private Dataset<Row> row(String metric, long bronzeVersion, Collection<Instant> windows,
-      String runId, Timestamp at) {
-    Row row = RowFactory.create(metric, bronzeVersion,
-        scala.jdk.javaapi.CollectionConverters.asScala(
-            windows.stream().sorted().map(Timestamp::from).toList()).toSeq(), runId, at);
+  private Dataset<Row> row(
+      String metric, long bronzeVersion, Collection<Instant> windows, String runId, Timestamp at) {
+    Row row =
+        RowFactory.create(
+            metric,
+            bronzeVersion,
+            scala.jdk.javaapi.CollectionConverters.asScala(
+                    windows.stream().sorted().map(Timestamp::from).toList())
+                .toSeq(),
+            runId,
+            at);
     return spark.createDataFrame(List.of(row), CorrectionTables.STATE);
   }
 
   private void merge(String label, Dataset<Row> s, boolean replace) {
-    DeltaRetry.run(label, config.maxCommitAttempts(), config.retryBackoff(), () -> {
-      var merge = DeltaTable.forPath(spark, tables.state()).as("t")
-          .merge(s.as("s"), col("t.metric").equalTo(col("s.metric")));
-      if (replace) {
-        merge = merge.whenMatched().updateAll();
-      } else {
-        merge = merge.whenMatched().update(Map.of("pending_window_starts",
-            when(col("t.pending_window_starts").isNull(), col("s.pending_window_starts"))
-                .otherwise(array_distinct(concat(col("t.pending_window_starts"),
-                    col("s.pending_window_starts"))))));
-      }
-      merge.whenNotMatched().insertAll().execute();
-      return null;
-    });
+    DeltaRetry.run(
+        label,
+        config.maxCommitAttempts(),
+        config.retryBackoff(),
+        () -> {
+          var merge =
+              DeltaTable.forPath(spark, tables.state())
+                  .as("t")
+                  .merge(s.as("s"), col("t.metric").equalTo(col("s.metric")));
+          if (replace) {
+            merge = merge.whenMatched().updateAll();
+          } else {
+            merge =
+                merge
+                    .whenMatched()
+                    .update(
+                        Map.of(
+                            "pending_window_starts",
+                            when(
+                                    col("t.pending_window_starts").isNull(),
+                                    col("s.pending_window_starts"))
+                                .otherwise(
+                                    array_distinct(
+                                        concat(
+                                            col("t.pending_window_starts"),
+                                            col("s.pending_window_starts"))))));
+          }
+          merge.whenNotMatched().insertAll().execute();
+          return null;
+        });
   }
 }

@@ -42,51 +42,55 @@ import org.apache.spark.sql.types.StructType;
  * </pre>
  */
 public final class CorrectionTables {
-  public static final StructType STATE = new StructType()
-      .add("metric", DataTypes.StringType)
-      .add("bronze_version", DataTypes.LongType)
-      .add("pending_window_starts", DataTypes.createArrayType(DataTypes.TimestampType))
-      .add("run_id", DataTypes.StringType)
-      .add("updated_at", DataTypes.TimestampType);
+  public static final StructType STATE =
+      new StructType()
+          .add("metric", DataTypes.StringType)
+          .add("bronze_version", DataTypes.LongType)
+          .add("pending_window_starts", DataTypes.createArrayType(DataTypes.TimestampType))
+          .add("run_id", DataTypes.StringType)
+          .add("updated_at", DataTypes.TimestampType);
 
-  public static final StructType LOG = new StructType()
-      .add("run_id", DataTypes.StringType)
-      .add("metric", DataTypes.StringType)
-      .add("window_start", DataTypes.TimestampType)
-      .add("window_end", DataTypes.TimestampType)
-      .add("keys", DataTypes.StringType)
-      .add("old_values", DataTypes.StringType)
-      .add("new_values", DataTypes.StringType)
-      .add("reason", DataTypes.StringType)
-      .add("policy", DataTypes.StringType)
-      .add("corrected_at", DataTypes.TimestampType);
+  public static final StructType LOG =
+      new StructType()
+          .add("run_id", DataTypes.StringType)
+          .add("metric", DataTypes.StringType)
+          .add("window_start", DataTypes.TimestampType)
+          .add("window_end", DataTypes.TimestampType)
+          .add("keys", DataTypes.StringType)
+          .add("old_values", DataTypes.StringType)
+          .add("new_values", DataTypes.StringType)
+          .add("reason", DataTypes.StringType)
+          .add("policy", DataTypes.StringType)
+          .add("corrected_at", DataTypes.TimestampType);
 
-  public static final StructType AUDIT = new StructType()
-      .add("run_id", DataTypes.StringType)
-      .add("job", DataTypes.StringType)
-      .add("metric", DataTypes.StringType)
-      .add("period_start", DataTypes.TimestampType)
-      .add("period_end", DataTypes.TimestampType)
-      .add("keys", DataTypes.StringType)
-      .add("published", DataTypes.StringType)
-      .add("recomputed", DataTypes.StringType)
-      .add("difference", DataTypes.DoubleType)
-      .add("beyond_tolerance", DataTypes.BooleanType)
-      .add("audited_at", DataTypes.TimestampType);
+  public static final StructType AUDIT =
+      new StructType()
+          .add("run_id", DataTypes.StringType)
+          .add("job", DataTypes.StringType)
+          .add("metric", DataTypes.StringType)
+          .add("period_start", DataTypes.TimestampType)
+          .add("period_end", DataTypes.TimestampType)
+          .add("keys", DataTypes.StringType)
+          .add("published", DataTypes.StringType)
+          .add("recomputed", DataTypes.StringType)
+          .add("difference", DataTypes.DoubleType)
+          .add("beyond_tolerance", DataTypes.BooleanType)
+          .add("audited_at", DataTypes.TimestampType);
 
-  public static final StructType ROLLUP_RUNS = new StructType()
-      .add("run_id", DataTypes.StringType)
-      .add("job", DataTypes.StringType)
-      .add("metric", DataTypes.StringType)
-      .add("time_zone", DataTypes.StringType)
-      .add("range_from", DataTypes.DateType)
-      .add("range_to", DataTypes.DateType)
-      .add("changed_count", DataTypes.IntegerType)
-      .add("first_changed", DataTypes.DateType)
-      .add("last_changed", DataTypes.DateType)
-      .add("changed", DataTypes.createArrayType(DataTypes.DateType))
-      .add("rows_written", DataTypes.LongType)
-      .add("run_at", DataTypes.TimestampType);
+  public static final StructType ROLLUP_RUNS =
+      new StructType()
+          .add("run_id", DataTypes.StringType)
+          .add("job", DataTypes.StringType)
+          .add("metric", DataTypes.StringType)
+          .add("time_zone", DataTypes.StringType)
+          .add("range_from", DataTypes.DateType)
+          .add("range_to", DataTypes.DateType)
+          .add("changed_count", DataTypes.IntegerType)
+          .add("first_changed", DataTypes.DateType)
+          .add("last_changed", DataTypes.DateType)
+          .add("changed", DataTypes.createArrayType(DataTypes.DateType))
+          .add("rows_written", DataTypes.LongType)
+          .add("run_at", DataTypes.TimestampType);
 
   private final TableRegistry tables;
 
@@ -123,32 +127,56 @@ public final class CorrectionTables {
    *
    * @param changed the changed days (rebuild) or week starts (cascade), ascending
    */
-  public void recordRollupRun(SparkSession spark, String runId, String job, MetricSpec metric,
-      java.time.ZoneId zone, DayRange range, List<java.time.LocalDate> changed,
-      long rowsWritten, java.time.Instant at, CorrectionConfig config) {
+  public void recordRollupRun(
+      SparkSession spark,
+      String runId,
+      String job,
+      MetricSpec metric,
+      java.time.ZoneId zone,
+      DayRange range,
+      List<java.time.LocalDate> changed,
+      long rowsWritten,
+      java.time.Instant at,
+      CorrectionConfig config) {
     DeltaTables.createIfNotExists(spark, rollupRuns(), ROLLUP_RUNS, List.of(), Map.of());
     List<java.sql.Date> days = changed.stream().map(java.sql.Date::valueOf).toList();
-    org.apache.spark.sql.Row row = org.apache.spark.sql.RowFactory.create(runId, job,
-        metric.name(), zone.getId(), java.sql.Date.valueOf(range.from()),
-        java.sql.Date.valueOf(range.to()), days.size(), days.isEmpty() ? null : days.get(0),
-        days.isEmpty() ? null : days.get(days.size() - 1),
-        scala.jdk.javaapi.CollectionConverters.asScala(days).toSeq(), rowsWritten,
-        java.sql.Timestamp.from(at));
-    io.latelake.core.table.DeltaRetry.run("monitoring.rollup_runs append",
-        config.maxCommitAttempts(), config.retryBackoff(), () -> {
-          spark.createDataFrame(List.of(row), ROLLUP_RUNS).write().format("delta")
-              .mode("append").save(rollupRuns());
+    org.apache.spark.sql.Row row =
+        org.apache.spark.sql.RowFactory.create(
+            runId,
+            job,
+            metric.name(),
+            zone.getId(),
+            java.sql.Date.valueOf(range.from()),
+            java.sql.Date.valueOf(range.to()),
+            days.size(),
+            days.isEmpty() ? null : days.get(0),
+            days.isEmpty() ? null : days.get(days.size() - 1),
+            scala.jdk.javaapi.CollectionConverters.asScala(days).toSeq(),
+            rowsWritten,
+            java.sql.Timestamp.from(at));
+    io.latelake.core.table.DeltaRetry.run(
+        "monitoring.rollup_runs append",
+        config.maxCommitAttempts(),
+        config.retryBackoff(),
+        () -> {
+          spark
+              .createDataFrame(List.of(row), ROLLUP_RUNS)
+              .write()
+              .format("delta")
+              .mode("append")
+              .save(rollupRuns());
           return null;
         });
   }
 
   /**
-   * @return "N (first F, last L)" for a sorted list of dates, or "0": a log line never carries
-   *     the whole list (that is in {@code monitoring.rollup_runs})
+   * @return "N (first F, last L)" for a sorted list of dates, or "0": a log line never carries the
+   *     whole list (that is in {@code monitoring.rollup_runs})
    */
   public static String summary(List<java.time.LocalDate> dates) {
-    return dates.isEmpty() ? "0" : dates.size() + " (first " + dates.get(0) + ", last "
-        + dates.get(dates.size() - 1) + ")";
+    return dates.isEmpty()
+        ? "0"
+        : dates.size() + " (first " + dates.get(0) + ", last " + dates.get(dates.size() - 1) + ")";
   }
 
   public String daily(MetricSpec metric) {

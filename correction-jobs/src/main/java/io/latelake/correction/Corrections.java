@@ -22,13 +22,13 @@ import org.apache.spark.sql.types.DataTypes;
  * Pure comparison of recomputed and published gold rows.
  *
  * <p>{@link #diff} output schema ("corrections"): {@code window_start}, {@code window_end}, the
- * group-by columns, the measures with their new (recomputed) values (null when the window's
- * row is to be removed), {@code _action} string ({@code UPSERT} | {@code DELETE}), {@code reason}
- * string ({@link Reason}), {@code keys} string (JSON object of the group-by values,
- * {@code {}} without group-by), {@code old_values} string (JSON of the published measures; null
- * for a new row), {@code new_values} string (JSON of the recomputed measures; null when removed),
- * {@value #PUBLISHED} struct (the published measures as values, null for a new row: what
- * {@link Drift} compares, where the JSON strings are for people).
+ * group-by columns, the measures with their new (recomputed) values (null when the window's row is
+ * to be removed), {@code _action} string ({@code UPSERT} | {@code DELETE}), {@code reason} string
+ * ({@link Reason}), {@code keys} string (JSON object of the group-by values, {@code {}} without
+ * group-by), {@code old_values} string (JSON of the published measures; null for a new row), {@code
+ * new_values} string (JSON of the recomputed measures; null when removed), {@value #PUBLISHED}
+ * struct (the published measures as values, null for a new row: what {@link Drift} compares, where
+ * the JSON strings are for people).
  */
 public final class Corrections {
   /** Why a row was corrected. */
@@ -48,13 +48,18 @@ public final class Corrections {
 
   private Corrections() {}
 
-  /** @return {@code to_json(struct(group-by columns))}, or {@code '{}'} without group-by */
+  /**
+   * @return {@code to_json(struct(group-by columns))}, or {@code '{}'} without group-by
+   */
   public static Column keysJson(MetricSpec metric, String alias) {
     if (metric.groupBy().isEmpty()) {
       return lit("{}");
     }
-    return to_json(struct(metric.groupBy().stream().map(g -> col(prefixed(alias, g)).as(g))
-        .toArray(Column[]::new)));
+    return to_json(
+        struct(
+            metric.groupBy().stream()
+                .map(g -> col(prefixed(alias, g)).as(g))
+                .toArray(Column[]::new)));
   }
 
   private static String prefixed(String alias, String column) {
@@ -70,8 +75,8 @@ public final class Corrections {
    * @param metric the metric
    * @return corrections (schema above)
    */
-  public static Dataset<Row> diff(Dataset<Row> recomputed, Dataset<Row> published,
-      MetricSpec metric) {
+  public static Dataset<Row> diff(
+      Dataset<Row> recomputed, Dataset<Row> published, MetricSpec metric) {
     Dataset<Row> r = recomputed.select(goldColumns(metric, null)).as("r");
     Dataset<Row> p = published.select(goldColumns(metric, null)).as("p");
     Column on = col("r.window_start").equalTo(col("p.window_start"));
@@ -84,16 +89,20 @@ public final class Corrections {
     for (String m : metric.measureNames()) {
       same = same.and(col(prefixed("r", m)).eqNullSafe(col(prefixed("p", m))));
     }
-    Optional<Measure> count = metric.measures().stream()
-        .filter(m -> m.function() == Measure.Function.COUNT).findFirst();
-    Column reason = when(inR.and(inP.unary_$bang()), lit(Reason.NEW_WINDOW.name()))
-        .when(inP.and(inR.unary_$bang()), lit(Reason.DUPLICATE_REMOVED.name()));
+    Optional<Measure> count =
+        metric.measures().stream().filter(m -> m.function() == Measure.Function.COUNT).findFirst();
+    Column reason =
+        when(inR.and(inP.unary_$bang()), lit(Reason.NEW_WINDOW.name()))
+            .when(inP.and(inR.unary_$bang()), lit(Reason.DUPLICATE_REMOVED.name()));
     if (count.isPresent()) {
       String c = count.get().name();
-      reason = reason
-          .when(col(prefixed("r", c)).gt(col(prefixed("p", c))), lit(Reason.LATE_ARRIVAL.name()))
-          .when(col(prefixed("r", c)).lt(col(prefixed("p", c))),
-              lit(Reason.DUPLICATE_REMOVED.name()));
+      reason =
+          reason
+              .when(
+                  col(prefixed("r", c)).gt(col(prefixed("p", c))), lit(Reason.LATE_ARRIVAL.name()))
+              .when(
+                  col(prefixed("r", c)).lt(col(prefixed("p", c))),
+                  lit(Reason.DUPLICATE_REMOVED.name()));
     }
     reason = reason.otherwise(lit(Reason.VALUE_CHANGED.name()));
 
@@ -111,17 +120,28 @@ public final class Corrections {
     out.add(when(inR, keysJson(metric, "r")).otherwise(keysJson(metric, "p")).as("keys"));
     out.add(when(inP, measuresJson(metric, "p")).as("old_values"));
     out.add(when(inR, measuresJson(metric, "r")).as("new_values"));
-    out.add(when(inP, struct(metric.measureNames().stream()
-        .map(m -> col(prefixed("p", m)).as(m)).toArray(Column[]::new))).as(PUBLISHED));
+    out.add(
+        when(
+                inP,
+                struct(
+                    metric.measureNames().stream()
+                        .map(m -> col(prefixed("p", m)).as(m))
+                        .toArray(Column[]::new)))
+            .as(PUBLISHED));
     return r.join(p, on, "full_outer")
         .filter(same.unary_$bang())
         .select(out.toArray(Column[]::new));
   }
 
-  /** @return {@code to_json(struct(measures))} of the aliased side */
+  /**
+   * @return {@code to_json(struct(measures))} of the aliased side
+   */
   public static Column measuresJson(MetricSpec metric, String alias) {
-    return to_json(struct(metric.measureNames().stream().map(m -> col(prefixed(alias, m)).as(m))
-        .toArray(Column[]::new)));
+    return to_json(
+        struct(
+            metric.measureNames().stream()
+                .map(m -> col(prefixed(alias, m)).as(m))
+                .toArray(Column[]::new)));
   }
 
   /**
@@ -131,14 +151,17 @@ public final class Corrections {
   public static Column maxAbsDifference(MetricSpec metric, String left, String right) {
     List<Column> d = new ArrayList<>();
     for (String m : metric.measureNames()) {
-      d.add(coalesce(col(prefixed(left, m)).cast(DataTypes.DoubleType), lit(0.0))
-          .minus(coalesce(col(prefixed(right, m)).cast(DataTypes.DoubleType), lit(0.0))));
+      d.add(
+          coalesce(col(prefixed(left, m)).cast(DataTypes.DoubleType), lit(0.0))
+              .minus(coalesce(col(prefixed(right, m)).cast(DataTypes.DoubleType), lit(0.0))));
     }
     List<Column> abs = d.stream().map(org.apache.spark.sql.functions::abs).toList();
     return abs.size() == 1 ? abs.get(0) : greatest(abs.toArray(Column[]::new));
   }
 
-  /** @return window_start, window_end, group-by and measure columns (unaliased names) */
+  /**
+   * @return window_start, window_end, group-by and measure columns (unaliased names)
+   */
   static Column[] goldColumns(MetricSpec metric, String alias) {
     List<Column> c = new ArrayList<>();
     c.add(col(prefixed(alias, "window_start")));

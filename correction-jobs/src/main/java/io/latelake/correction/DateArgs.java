@@ -9,13 +9,15 @@ import java.time.format.DateTimeParseException;
 import java.util.regex.Pattern;
 
 /**
- * Parses and checks date and time arguments before any Spark work. Only parsed values
- * ({@link LocalDate}, {@link Instant}) ever reach a predicate; raw argument text never does.
+ * Parses and checks date and time arguments before any Spark work. Only parsed values ({@link
+ * LocalDate}, {@link Instant}) ever reach a predicate; raw argument text never does.
  */
 public final class DateArgs {
   private static final Pattern DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
+
   /** Latest date accepted (keeps predicates and Spark dates in range). */
   private static final LocalDate MAX = LocalDate.of(9999, 12, 31);
+
   private static final LocalDate MIN = LocalDate.of(1900, 1, 1);
 
   private DateArgs() {}
@@ -24,8 +26,8 @@ public final class DateArgs {
    * @param option the option name, for the message (e.g. {@code --from})
    * @param text the argument
    * @return the date
-   * @throws LakeConfigException "Invalid value '&lt;text&gt;' for key '&lt;option&gt;': ..."
-   *     unless the text is exactly an ISO date {@code yyyy-MM-dd} between 1900 and 9999
+   * @throws LakeConfigException "Invalid value '&lt;text&gt;' for key '&lt;option&gt;': ..." unless
+   *     the text is exactly an ISO date {@code yyyy-MM-dd} between 1900 and 9999
    */
   public static LocalDate date(String option, String text) {
     if (text == null || !DATE.matcher(text).matches()) {
@@ -44,8 +46,8 @@ public final class DateArgs {
 
   /**
    * @param option the option name
-   * @param text an ISO date ({@code 2024-05-14}, meaning 00:00 UTC) or an ISO instant
-   *     ({@code 2024-05-14T10:00:00Z})
+   * @param text an ISO date ({@code 2024-05-14}, meaning 00:00 UTC) or an ISO instant ({@code
+   *     2024-05-14T10:00:00Z})
    * @return the instant (UTC)
    * @throws LakeConfigException when the text is neither
    */
@@ -61,7 +63,9 @@ public final class DateArgs {
       }
       return i;
     } catch (DateTimeParseException e) {
-      throw LakeConfigException.invalid(option, text,
+      throw LakeConfigException.invalid(
+          option,
+          text,
           "expected a date yyyy-MM-dd or an instant such as 2024-05-14T10:00:00Z (UTC)");
     }
   }
@@ -72,8 +76,8 @@ public final class DateArgs {
    *
    * @throws LakeConfigException on a bad date, only one of the two, or from after to
    */
-  public static DayRange range(String from, String to, Integer lookbackDays, int defaultLookback,
-      LocalDate today) {
+  public static DayRange range(
+      String from, String to, Integer lookbackDays, int defaultLookback, LocalDate today) {
     if (from == null && to == null) {
       int n = lookbackDays == null ? defaultLookback : lookbackDays;
       if (n < 1 || n > 3660) {
@@ -82,12 +86,16 @@ public final class DateArgs {
       return DayRange.lastDays(n, today);
     }
     if (from == null || to == null) {
-      throw new LakeConfigException("Invalid date range: give both --from and --to (got --from '"
-          + from + "', --to '" + to + "'), or neither to use the lookback");
+      throw new LakeConfigException(
+          "Invalid date range: give both --from and --to (got --from '"
+              + from
+              + "', --to '"
+              + to
+              + "'), or neither to use the lookback");
     }
     if (lookbackDays != null) {
-      throw new LakeConfigException("Invalid options: --lookback-days cannot be combined with "
-          + "--from/--to");
+      throw new LakeConfigException(
+          "Invalid options: --lookback-days cannot be combined with " + "--from/--to");
     }
     LocalDate f = date("--from", from);
     LocalDate t = date("--to", to);

@@ -15,30 +15,48 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * Records differences between published and recomputed values in
- * {@code monitoring.recompute_audit} (schema in {@link CorrectionTables}) without changing gold:
- * used by {@code audit} and by {@code correct} for metrics whose late policy is {@code ignore}.
+ * Records differences between published and recomputed values in {@code monitoring.recompute_audit}
+ * (schema in {@link CorrectionTables}) without changing gold: used by {@code audit} and by {@code
+ * correct} for metrics whose late policy is {@code ignore}.
  */
 public final class Drift {
   private Drift() {}
 
   /**
    * @param differences {@link Corrections#diff} output: the difference is computed from the
-   *     recomputed measure columns and the {@value Corrections#PUBLISHED} struct (a missing
-   *     side counting as 0); keys, old_values and new_values are written as they are
+   *     recomputed measure columns and the {@value Corrections#PUBLISHED} struct (a missing side
+   *     counting as 0); keys, old_values and new_values are written as they are
    * @param job {@code audit} or {@code correct}
    */
-  public static void record(SparkSession spark, CorrectionTables tables, MetricSpec metric,
-      Dataset<Row> differences, String runId, String job, Timestamp at, CorrectionConfig config) {
-    DeltaTables.createIfNotExists(spark, tables.audit(), CorrectionTables.AUDIT, List.of(),
-        Map.of());
+  public static void record(
+      SparkSession spark,
+      CorrectionTables tables,
+      MetricSpec metric,
+      Dataset<Row> differences,
+      String runId,
+      String job,
+      Timestamp at,
+      CorrectionConfig config) {
+    DeltaTables.createIfNotExists(
+        spark, tables.audit(), CorrectionTables.AUDIT, List.of(), Map.of());
     Column diff = Corrections.maxAbsDifference(metric, null, Corrections.PUBLISHED);
-    Dataset<Row> rows = differences.select(lit(runId).as("run_id"), lit(job).as("job"),
-        lit(metric.name()).as("metric"), col("window_start").as("period_start"),
-        col("window_end").as("period_end"), col("keys"), col("old_values").as("published"),
-        col("new_values").as("recomputed"), diff.as("difference"),
-        diff.gt(lit(config.auditTolerance())).as("beyond_tolerance"), lit(at).as("audited_at"));
-    DeltaRetry.run("recompute_audit append", config.maxCommitAttempts(), config.retryBackoff(),
+    Dataset<Row> rows =
+        differences.select(
+            lit(runId).as("run_id"),
+            lit(job).as("job"),
+            lit(metric.name()).as("metric"),
+            col("window_start").as("period_start"),
+            col("window_end").as("period_end"),
+            col("keys"),
+            col("old_values").as("published"),
+            col("new_values").as("recomputed"),
+            diff.as("difference"),
+            diff.gt(lit(config.auditTolerance())).as("beyond_tolerance"),
+            lit(at).as("audited_at"));
+    DeltaRetry.run(
+        "recompute_audit append",
+        config.maxCommitAttempts(),
+        config.retryBackoff(),
         () -> {
           rows.write().format("delta").mode("append").save(tables.audit());
           return null;

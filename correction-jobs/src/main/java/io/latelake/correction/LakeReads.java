@@ -24,44 +24,60 @@ public final class LakeReads {
    * @param what the table's name for the message, e.g. {@code bronze_events}
    * @throws LakeConfigException (exit 2) when no Delta table exists at {@code path}
    */
-  public static void requireTable(SparkSession spark, String job, String what, String path,
-      String hint) {
+  public static void requireTable(
+      SparkSession spark, String job, String what, String path, String hint) {
     if (!DeltaTables.exists(spark, path)) {
-      throw new LakeConfigException("Cannot run " + job + ": table " + what
-          + " does not exist at " + path + " (lake.root); " + hint);
+      throw new LakeConfigException(
+          "Cannot run "
+              + job
+              + ": table "
+              + what
+              + " does not exist at "
+              + path
+              + " (lake.root); "
+              + hint);
     }
   }
 
   /**
-   * The last watermark the gold stream of {@code metric} reported: the largest {@code watermark}
-   * of query {@code gold_<metric>} in {@code monitoring.stream_progress} (watermarks never move
-   * back). A window with {@code window_end <= watermark} is closed (inclusive, as Spark evicts).
+   * The last watermark the gold stream of {@code metric} reported: the largest {@code watermark} of
+   * query {@code gold_<metric>} in {@code monitoring.stream_progress} (watermarks never move back).
+   * A window with {@code window_end <= watermark} is closed (inclusive, as Spark evicts).
    *
    * @return the watermark (UTC), empty when the stream has reported none
    */
-  public static Optional<Instant> lastWatermark(SparkSession spark, TableRegistry tables,
-      MetricSpec metric) {
+  public static Optional<Instant> lastWatermark(
+      SparkSession spark, TableRegistry tables, MetricSpec metric) {
     if (!DeltaTables.exists(spark, tables.streamProgress())) {
       return Optional.empty();
     }
-    Row r = spark.read().format("delta").load(tables.streamProgress())
-        .filter(col("query_name").equalTo(metric.queryName()))
-        .agg(max(col("watermark"))).first();
+    Row r =
+        spark
+            .read()
+            .format("delta")
+            .load(tables.streamProgress())
+            .filter(col("query_name").equalTo(metric.queryName()))
+            .agg(max(col("watermark")))
+            .first();
     return r.isNullAt(0) ? Optional.empty() : Optional.of(r.getTimestamp(0).toInstant());
   }
 
   /**
-   * Bronze rows whose event time lies in {@code [from − horizon, to + horizon)}
-   * ({@link ExactDedup#eventTimeAround}): what the recompute of the range {@code [from, to)}
-   * needs to see every copy of its events within the id horizon
-   * ({@code lake.correction.dedup-horizon}). Delta skips the data files whose {@code event_time}
-   * statistics lie outside; bronze's {@code ingest_date} partitions cannot be pruned on event
-   * time.
+   * Bronze rows whose event time lies in {@code [from − horizon, to + horizon)} ({@link
+   * ExactDedup#eventTimeAround}): what the recompute of the range {@code [from, to)} needs to see
+   * every copy of its events within the id horizon ({@code lake.correction.dedup-horizon}). Delta
+   * skips the data files whose {@code event_time} statistics lie outside; bronze's {@code
+   * ingest_date} partitions cannot be pruned on event time.
    *
    * @param version the bronze version to read; empty for the latest
    */
-  public static Dataset<Row> bronzeAround(SparkSession spark, String path,
-      java.util.OptionalLong version, Instant from, Instant to, java.time.Duration horizon) {
+  public static Dataset<Row> bronzeAround(
+      SparkSession spark,
+      String path,
+      java.util.OptionalLong version,
+      Instant from,
+      Instant to,
+      java.time.Duration horizon) {
     var reader = spark.read().format("delta");
     if (version.isPresent()) {
       reader = reader.option("versionAsOf", version.getAsLong());
@@ -76,15 +92,15 @@ public final class LakeReads {
     if (!DeltaTables.exists(spark, path)) {
       return Optional.empty();
     }
-    java.util.Map<String, String> props = DeltaTable.forPath(spark, path).detail()
-        .select("properties").first().getJavaMap(0);
+    java.util.Map<String, String> props =
+        DeltaTable.forPath(spark, path).detail().select("properties").first().getJavaMap(0);
     return Optional.ofNullable(props.get(key));
   }
 
   /**
-   * Checks that an existing rollup table was built in {@code zone} (its
-   * {@value Rollups#ZONE_PROPERTY} property; a table without it was built in UTC): days of two
-   * zones must never mix in one table.
+   * Checks that an existing rollup table was built in {@code zone} (its {@value
+   * Rollups#ZONE_PROPERTY} property; a table without it was built in UTC): days of two zones must
+   * never mix in one table.
    *
    * @throws LakeConfigException (exit 2) naming both zones and the remedy
    */
@@ -94,14 +110,25 @@ public final class LakeReads {
     }
     String built = tableProperty(spark, path, Rollups.ZONE_PROPERTY).orElse("UTC");
     if (!ZoneId.of(built).equals(zone)) {
-      throw LakeConfigException.invalid("lake.correction.rollup-time-zone", zone.getId(),
-          what + " at " + path + " holds days of time zone " + built + "; days of two zones "
-              + "must not mix: set it back to " + built + ", or move the table aside and "
+      throw LakeConfigException.invalid(
+          "lake.correction.rollup-time-zone",
+          zone.getId(),
+          what
+              + " at "
+              + path
+              + " holds days of time zone "
+              + built
+              + "; days of two zones "
+              + "must not mix: set it back to "
+              + built
+              + ", or move the table aside and "
               + "rebuild it (and its weekly rollup) over the whole range");
     }
   }
 
-  /** @return the table's latest committed version */
+  /**
+   * @return the table's latest committed version
+   */
   public static long latestVersion(SparkSession spark, String path) {
     return DeltaTable.forPath(spark, path).history(1).select("version").first().getLong(0);
   }

@@ -1,11 +1,5 @@
 package io.latelake.correction;
 
-import com.typesafe.config.Config;
-import io.latelake.core.cli.JobCommand;
-import io.latelake.core.metric.MetricSpec;
-import io.latelake.core.table.TableRegistry;
-import io.latelake.core.time.DayRange;
-import java.util.List;
 import io.latelake.core.ExitCode;
 import io.latelake.core.job.JobContext;
 import java.util.function.BiFunction;
@@ -15,25 +9,28 @@ import picocli.CommandLine.Mixin;
 
 /**
  * The command shared by {@code rebuild}, {@code cascade} and {@code audit}: metrics and an
- * event-date range ({@code --from/--to} or {@code --lookback-days}), validated into a
- * {@link RangeSpec} before Spark starts; then the action runs, its summary is logged and its
- * result decides the exit code ({@link ActionResult#exitCode}).
+ * event-date range ({@code --from/--to} or {@code --lookback-days}), validated into a {@link
+ * RangeSpec} before Spark starts; then the action runs, its summary is logged and its result
+ * decides the exit code ({@link ActionResult#exitCode}).
  */
 abstract class RangeCommand extends CorrectionCommand<RangeSpec> {
   private static final Logger LOG = LoggerFactory.getLogger(RangeCommand.class);
 
-  @Mixin
-  RangeOptions range = new RangeOptions();
+  @Mixin RangeOptions range = new RangeOptions();
 
-  private final BiFunction<JobContext, RangeSpec, ? extends CorrectionAction<RangeSpec,
-      ? extends ActionResult>> action;
+  private final BiFunction<
+          JobContext, RangeSpec, ? extends CorrectionAction<RangeSpec, ? extends ActionResult>>
+      action;
 
   /**
    * @param name the command name, e.g. {@code rebuild}
    * @param action builds the action from the run's context and the validated range
    */
-  RangeCommand(String name, BiFunction<JobContext, RangeSpec, ? extends CorrectionAction<RangeSpec,
-      ? extends ActionResult>> action) {
+  RangeCommand(
+      String name,
+      BiFunction<
+              JobContext, RangeSpec, ? extends CorrectionAction<RangeSpec, ? extends ActionResult>>
+          action) {
     super(name);
     this.action = action;
   }

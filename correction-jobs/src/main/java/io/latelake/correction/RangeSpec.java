@@ -1,7 +1,7 @@
 package io.latelake.correction;
 
-import io.latelake.core.time.DayRange;
 import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.time.DayRange;
 import java.util.List;
 
 /**
@@ -11,8 +11,7 @@ import java.util.List;
  * @param metrics the selected metrics
  * @param range the event-date range
  */
-public record RangeSpec(CorrectionConfig config, List<MetricSpec> metrics,
-    DayRange range) {
+public record RangeSpec(CorrectionConfig config, List<MetricSpec> metrics, DayRange range) {
   public RangeSpec {
     metrics = List.copyOf(metrics);
   }

@@ -34,26 +34,28 @@ public final class Recompute {
   }
 
   /**
-   * Exact deduplication on {@code event_id} by the one rule of the batch side
-   * ({@link ExactDedup}): of all copies given, the one with the earliest {@code enqueued_time}
-   * is kept; ties go to the earliest {@code ingested_at}, the lowest {@code kafka_partition} and
-   * {@code kafka_offset}, then {@code source_file} and {@code payload}. Same columns out.
+   * Exact deduplication on {@code event_id} by the one rule of the batch side ({@link ExactDedup}):
+   * of all copies given, the one with the earliest {@code enqueued_time} is kept; ties go to the
+   * earliest {@code ingested_at}, the lowest {@code kafka_partition} and {@code kafka_offset}, then
+   * {@code source_file} and {@code payload}. Same columns out.
    */
   public static Dataset<Row> exactDedup(Dataset<Row> events) {
     return ExactDedup.firstCopies(events);
   }
 
   /**
-   * The events whose first arrival has an event time in {@code [from, to)}: valid rows, exact
-   * dedup over every copy in {@code bronze}, then the range. Read {@code bronze} with
-   * {@link LakeReads#bronzeAround} (the range widened by the id horizon on both sides), so a
-   * copy outside the range still decides which copy is the event: a retry re-stamped into the
-   * range whose first copy lies before it is not counted (case C31).
+   * The events whose first arrival has an event time in {@code [from, to)}: valid rows, exact dedup
+   * over every copy in {@code bronze}, then the range. Read {@code bronze} with {@link
+   * LakeReads#bronzeAround} (the range widened by the id horizon on both sides), so a copy outside
+   * the range still decides which copy is the event: a retry re-stamped into the range whose first
+   * copy lies before it is not counted (case C31).
    */
   public static Dataset<Row> events(Dataset<Row> bronze, Instant from, Instant to) {
     return exactDedup(validEvents(bronze))
-        .filter(col("event_time").geq(lit(Timestamp.from(from)))
-            .and(col("event_time").lt(lit(Timestamp.from(to)))));
+        .filter(
+            col("event_time")
+                .geq(lit(Timestamp.from(from)))
+                .and(col("event_time").lt(lit(Timestamp.from(to)))));
   }
 
   /**
@@ -67,8 +69,8 @@ public final class Recompute {
   }
 
   /**
-   * Gold rows recomputed from bronze: valid events, exact dedup, then
-   * {@link MetricAggregation#aggregate} without a watermark.
+   * Gold rows recomputed from bronze: valid events, exact dedup, then {@link
+   * MetricAggregation#aggregate} without a watermark.
    *
    * @return {@code window_start}, {@code window_end}, group-by columns, measures
    */
@@ -83,8 +85,8 @@ public final class Recompute {
    *
    * @return {@code window_start}, {@code window_end}, group-by columns, measures
    */
-  public static Dataset<Row> gold(Dataset<Row> bronze, MetricSpec metric, Instant from,
-      Instant to) {
+  public static Dataset<Row> gold(
+      Dataset<Row> bronze, MetricSpec metric, Instant from, Instant to) {
     return MetricAggregation.aggregate(events(bronze, from, to), metric, null);
   }
 }

@@ -40,25 +40,32 @@ public final class Rollups {
    *
    * <p>The day of an event is the calendar date of its event time in {@code zone}, by the zone's
    * rules at that instant ({@code from_utc_timestamp}): a day has 23 or 25 hours where daylight
-   * saving time starts or ends, never a fixed offset. The measures are
-   * {@link MetricAggregation#aggregate} over one-day windows of that local wall-clock time, so
-   * they are defined once for gold and its rollups. Independent of the session time zone.
+   * saving time starts or ends, never a fixed offset. The measures are {@link
+   * MetricAggregation#aggregate} over one-day windows of that local wall-clock time, so they are
+   * defined once for gold and its rollups. Independent of the session time zone.
    *
    * @param bronze bronze rows read around the range ({@link LakeReads#bronzeAround})
    * @param from start of the first local day (UTC instant), {@code to} end of the last
    * @return {@code event_date} date (local day of the event time), the group-by columns, the
    *     measures (same types as the gold metric)
    */
-  public static Dataset<Row> daily(Dataset<Row> bronze, MetricSpec metric, ZoneId zone,
-      Instant from, Instant to) {
-    MetricSpec perDay = new MetricSpec(metric.name(), Duration.ofDays(1), metric.groupBy(),
-        metric.measures(), metric.latePolicy());
+  public static Dataset<Row> daily(
+      Dataset<Row> bronze, MetricSpec metric, ZoneId zone, Instant from, Instant to) {
+    MetricSpec perDay =
+        new MetricSpec(
+            metric.name(),
+            Duration.ofDays(1),
+            metric.groupBy(),
+            metric.measures(),
+            metric.latePolicy());
     // event_time as the zone's wall clock read as UTC: one-day windows are then local days
-    Dataset<Row> local = Recompute.events(bronze, from, to)
-        .withColumn("event_time", from_utc_timestamp(col("event_time"), zone.getId()));
+    Dataset<Row> local =
+        Recompute.events(bronze, from, to)
+            .withColumn("event_time", from_utc_timestamp(col("event_time"), zone.getId()));
     List<Column> out = new ArrayList<>();
-    out.add(date_from_unix_date(unix_micros(col("window_start"))
-        .divide(86_400_000_000L).cast("int")).as("event_date"));
+    out.add(
+        date_from_unix_date(unix_micros(col("window_start")).divide(86_400_000_000L).cast("int"))
+            .as("event_date"));
     metric.groupBy().forEach(g -> out.add(col("`" + g + "`")));
     metric.measureNames().forEach(m -> out.add(col("`" + m + "`")));
     return MetricAggregation.aggregate(local, perDay, null).select(out.toArray(Column[]::new));
@@ -85,39 +92,56 @@ public final class Rollups {
     List<Column> aggs = new ArrayList<>();
     for (Measure m : metric.measures()) {
       Column c = col("`" + m.name() + "`");
-      aggs.add((switch (m.function()) {
-        case COUNT, SUM -> sum(c);
-        case MIN -> min(c);
-        case MAX -> max(c);
-      }).as(m.name()));
+      aggs.add(
+          (switch (m.function()) {
+                case COUNT, SUM -> sum(c);
+                case MIN -> min(c);
+                case MAX -> max(c);
+              })
+              .as(m.name()));
     }
     aggs.add(count(lit(1)).as("days"));
     List<Column> out = new ArrayList<>();
     out.add(col("week_start"));
-    out.add(org.apache.spark.sql.functions.expr("extract(YEAROFWEEK FROM week_start)")
-        .cast("int").as("iso_year"));
+    out.add(
+        org.apache
+            .spark
+            .sql
+            .functions
+            .expr("extract(YEAROFWEEK FROM week_start)")
+            .cast("int")
+            .as("iso_year"));
     out.add(weekofyear(col("week_start")).as("iso_week"));
     metric.groupBy().forEach(g -> out.add(col("`" + g + "`")));
     metric.measureNames().forEach(m -> out.add(col("`" + m + "`")));
     out.add(col("days"));
-    return daily.groupBy(keys.toArray(Column[]::new))
+    return daily
+        .groupBy(keys.toArray(Column[]::new))
         .agg(aggs.get(0), aggs.subList(1, aggs.size()).toArray(Column[]::new))
         .select(out.toArray(Column[]::new));
   }
 
   /**
    * Rows of {@code fresh} that differ from {@code existing} on the key ({@code keyColumn} plus
-   * group-by, null-safe), compared on {@code valueColumns}; rows only in {@code existing} come
-   * out with {@code _action = 'DELETE'}, the others {@code 'UPSERT'}.
+   * group-by, null-safe), compared on {@code valueColumns}; rows only in {@code existing} come out
+   * with {@code _action = 'DELETE'}, the others {@code 'UPSERT'}.
    *
-   * @return fresh's columns (key columns filled from whichever side has the row) and
-   *     {@code _action}
+   * @return fresh's columns (key columns filled from whichever side has the row) and {@code
+   *     _action}
    */
-  public static Dataset<Row> changed(Dataset<Row> fresh, Dataset<Row> existing, MetricSpec metric,
-      String keyColumn, List<String> valueColumns) {
+  public static Dataset<Row> changed(
+      Dataset<Row> fresh,
+      Dataset<Row> existing,
+      MetricSpec metric,
+      String keyColumn,
+      List<String> valueColumns) {
     Dataset<Row> f = fresh.as("f");
-    Dataset<Row> e = existing.select(fresh.columns()[0], java.util.Arrays.copyOfRange(
-        fresh.columns(), 1, fresh.columns().length)).as("e");
+    Dataset<Row> e =
+        existing
+            .select(
+                fresh.columns()[0],
+                java.util.Arrays.copyOfRange(fresh.columns(), 1, fresh.columns().length))
+            .as("e");
     Column on = col("f." + keyColumn).equalTo(col("e." + keyColumn));
     for (String g : metric.groupBy()) {
       on = on.and(col("f.`" + g + "`").eqNullSafe(col("e.`" + g + "`")));
@@ -130,11 +154,14 @@ public final class Rollups {
     List<Column> out = new ArrayList<>();
     for (String c : fresh.columns()) {
       boolean key = c.equals(keyColumn) || metric.groupBy().contains(c);
-      out.add(key ? coalesce(col("f.`" + c + "`"), col("e.`" + c + "`")).as(c)
-          : when(inF, col("f.`" + c + "`")).otherwise(col("e.`" + c + "`")).as(c));
+      out.add(
+          key
+              ? coalesce(col("f.`" + c + "`"), col("e.`" + c + "`")).as(c)
+              : when(inF, col("f.`" + c + "`")).otherwise(col("e.`" + c + "`")).as(c));
     }
     out.add(when(inF, lit("UPSERT")).otherwise(lit("DELETE")).as("_action"));
-    return f.join(e, on, "full_outer").filter(same.unary_$bang())
+    return f.join(e, on, "full_outer")
+        .filter(same.unary_$bang())
         .select(out.toArray(Column[]::new));
   }
 }

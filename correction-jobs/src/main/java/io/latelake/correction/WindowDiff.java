@@ -21,27 +21,46 @@ final class WindowDiff {
   private WindowDiff() {}
 
   /**
-   * Both sides are read at fixed versions, so the result is the same however often it is
-   * evaluated (it is not collected to the driver): bronze at {@code bronzeVersion}, read around
-   * the closed windows by the dedup horizon ({@link LakeReads#bronzeAround}), gold at
-   * {@code goldVersion}.
+   * Both sides are read at fixed versions, so the result is the same however often it is evaluated
+   * (it is not collected to the driver): bronze at {@code bronzeVersion}, read around the closed
+   * windows by the dedup horizon ({@link LakeReads#bronzeAround}), gold at {@code goldVersion}.
    *
    * @return corrections ({@link Corrections#diff} schema) of the closed windows
    */
-  static Dataset<Row> corrections(SparkSession spark, TableRegistry reg, MetricSpec metric,
-      WindowPlanner.Plan plan, long bronzeVersion, long goldVersion, Duration dedupHorizon) {
-    Dataset<Row> starts = spark.createDataFrame(
-        plan.closed().stream().map(i -> RowFactory.create(Timestamp.from(i))).toList(),
-        new StructType().add("window_start", DataTypes.TimestampType));
-    Dataset<Row> bronze = LakeReads.bronzeAround(spark, reg.bronzeEvents(),
-        OptionalLong.of(bronzeVersion), plan.start(), plan.end(), dedupHorizon);
-    Dataset<Row> recomputed = Recompute.gold(bronze, metric, plan.start(), plan.end())
-        .join(broadcast(starts), "window_start");
-    Dataset<Row> published = spark.read().format("delta").option("versionAsOf", goldVersion)
-        .load(reg.gold(metric.name()))
-        .filter(col("window_start").geq(lit(Timestamp.from(plan.start())))
-            .and(col("window_start").lt(lit(Timestamp.from(plan.end())))))
-        .join(broadcast(starts), "window_start");
+  static Dataset<Row> corrections(
+      SparkSession spark,
+      TableRegistry reg,
+      MetricSpec metric,
+      WindowPlanner.Plan plan,
+      long bronzeVersion,
+      long goldVersion,
+      Duration dedupHorizon) {
+    Dataset<Row> starts =
+        spark.createDataFrame(
+            plan.closed().stream().map(i -> RowFactory.create(Timestamp.from(i))).toList(),
+            new StructType().add("window_start", DataTypes.TimestampType));
+    Dataset<Row> bronze =
+        LakeReads.bronzeAround(
+            spark,
+            reg.bronzeEvents(),
+            OptionalLong.of(bronzeVersion),
+            plan.start(),
+            plan.end(),
+            dedupHorizon);
+    Dataset<Row> recomputed =
+        Recompute.gold(bronze, metric, plan.start(), plan.end())
+            .join(broadcast(starts), "window_start");
+    Dataset<Row> published =
+        spark
+            .read()
+            .format("delta")
+            .option("versionAsOf", goldVersion)
+            .load(reg.gold(metric.name()))
+            .filter(
+                col("window_start")
+                    .geq(lit(Timestamp.from(plan.start())))
+                    .and(col("window_start").lt(lit(Timestamp.from(plan.end())))))
+            .join(broadcast(starts), "window_start");
     return Corrections.diff(recomputed, published, metric);
   }
 }

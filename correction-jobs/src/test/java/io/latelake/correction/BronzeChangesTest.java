@@ -26,35 +26,49 @@ import org.junit.jupiter.api.io.TempDir;
  * windows in the state; a run with nothing new touches nothing.
  */
 class BronzeChangesTest extends SparkTestBase {
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
-  static final StructType BRONZE = new StructType()
-      .add("event_id", DataTypes.StringType)
-      .add("event_time", DataTypes.TimestampType)
-      .add("error", DataTypes.StringType)
-      .add("ingested_at", DataTypes.TimestampType)
-      .add("ingest_date", DataTypes.DateType);
+  static final StructType BRONZE =
+      new StructType()
+          .add("event_id", DataTypes.StringType)
+          .add("event_time", DataTypes.TimestampType)
+          .add("error", DataTypes.StringType)
+          .add("ingested_at", DataTypes.TimestampType)
+          .add("ingest_date", DataTypes.DateType);
 
   static Instant t(String hhmm) {
     return Instant.parse("2024-05-14T" + hhmm + ":00Z");
   }
 
   void append(String path, String id, String eventTime, String error) {
-    Row r = RowFactory.create(id, Timestamp.from(t(eventTime)), error,
-        Timestamp.from(Instant.parse("2024-05-14T11:00:00Z")), Date.valueOf("2024-05-14"));
-    spark.createDataFrame(List.of(r), BRONZE).write().format("delta").mode("append")
-        .partitionBy("ingest_date").save(path);
+    Row r =
+        RowFactory.create(
+            id,
+            Timestamp.from(t(eventTime)),
+            error,
+            Timestamp.from(Instant.parse("2024-05-14T11:00:00Z")),
+            Date.valueOf("2024-05-14"));
+    spark
+        .createDataFrame(List.of(r), BRONZE)
+        .write()
+        .format("delta")
+        .mode("append")
+        .partitionBy("ingest_date")
+        .save(path);
   }
 
   @Test
   void sinceThenOnlyWhatBronzeGainedThenNothing() {
     Path root = tmp.resolve("lake");
-    CorrectionConfig config = CorrectionConfig.fromConfig(ConfigLoader.load(Optional.empty(),
-        List.of("lake.root=\"" + root + "\"",
-            "lake.event.fields=[{name=page, type=string}]",
-            "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], "
-                + "measures=[{name=events, function=count}]}")));
+    CorrectionConfig config =
+        CorrectionConfig.fromConfig(
+            ConfigLoader.load(
+                Optional.empty(),
+                List.of(
+                    "lake.root=\"" + root + "\"",
+                    "lake.event.fields=[{name=page, type=string}]",
+                    "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], "
+                        + "measures=[{name=events, function=count}]}")));
     TableRegistry registry = new TableRegistry(root.toString());
     CorrectionTables tables = new CorrectionTables(registry);
     MetricSpec metric = config.metric("page_5m");
@@ -71,12 +85,25 @@ class BronzeChangesTest extends SparkTestBase {
 
     append(bronze, "b", "10:12", null); // version 1
     append(bronze, "c", "10:21", "MALFORMED"); // version 2: invalid, touches nothing
-    assertThat(changes.touched(metric, Optional.of(new CorrectionState.Entry(0,
-        List.of(t("10:30")))), Optional.empty(), 2, "r2", at))
+    assertThat(
+            changes.touched(
+                metric,
+                Optional.of(new CorrectionState.Entry(0, List.of(t("10:30")))),
+                Optional.empty(),
+                2,
+                "r2",
+                at))
         .containsExactly(t("10:10"), t("10:30"));
     assertThat(state.read().get("page_5m").pending()).containsExactly(t("10:10"));
 
-    assertThat(changes.touched(metric, Optional.of(new CorrectionState.Entry(2, List.of())),
-        Optional.empty(), 2, "r3", at)).isEmpty();
+    assertThat(
+            changes.touched(
+                metric,
+                Optional.of(new CorrectionState.Entry(2, List.of())),
+                Optional.empty(),
+                2,
+                "r3",
+                at))
+        .isEmpty();
   }
 }

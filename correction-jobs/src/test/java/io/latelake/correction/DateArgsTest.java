@@ -16,8 +16,9 @@ class DateArgsTest {
   void anInjectedDateIsRefusedWithTheOptionAndValue() {
     assertThatThrownBy(() -> DateArgs.range("2024-01-01' OR '1'='1", "2024-01-02", null, 7, TODAY))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value '2024-01-01' OR '1'='1' for key '--from': expected a date "
-            + "yyyy-MM-dd (UTC)");
+        .hasMessage(
+            "Invalid value '2024-01-01' OR '1'='1' for key '--from': expected a date "
+                + "yyyy-MM-dd (UTC)");
   }
 
   @Test
@@ -27,8 +28,9 @@ class DateArgsTest {
     assertThatThrownBy(() -> DateArgs.range("2024-05-02", "2024-05-01", null, 7, TODAY))
         .hasMessage("Invalid value '2024-05-01' for key '--to': is before --from '2024-05-02'");
     assertThatThrownBy(() -> DateArgs.range("2024-05-02", null, null, 7, TODAY))
-        .hasMessage("Invalid date range: give both --from and --to (got --from '2024-05-02', "
-            + "--to 'null'), or neither to use the lookback");
+        .hasMessage(
+            "Invalid date range: give both --from and --to (got --from '2024-05-02', "
+                + "--to 'null'), or neither to use the lookback");
   }
 
   @Test
@@ -46,8 +48,7 @@ class DateArgsTest {
   void theLookbackEndsToday() {
     assertThat(DateArgs.range(null, null, null, 7, TODAY))
         .isEqualTo(new DayRange(LocalDate.of(2024, 5, 14), TODAY));
-    assertThat(DateArgs.range(null, null, 1, 7, TODAY))
-        .isEqualTo(new DayRange(TODAY, TODAY));
+    assertThat(DateArgs.range(null, null, 1, 7, TODAY)).isEqualTo(new DayRange(TODAY, TODAY));
     assertThatThrownBy(() -> DateArgs.range(null, null, 0, 7, TODAY))
         .hasMessage("Invalid value '0' for key '--lookback-days': must be between 1 and 3660");
   }
@@ -59,7 +60,8 @@ class DateArgsTest {
     assertThat(DateArgs.instant("--since", "2024-05-14T10:03:00Z"))
         .isEqualTo(Instant.parse("2024-05-14T10:03:00Z"));
     assertThatThrownBy(() -> DateArgs.instant("--since", "yesterday"))
-        .hasMessage("Invalid value 'yesterday' for key '--since': expected a date yyyy-MM-dd or "
-            + "an instant such as 2024-05-14T10:00:00Z (UTC)");
+        .hasMessage(
+            "Invalid value 'yesterday' for key '--since': expected a date yyyy-MM-dd or "
+                + "an instant such as 2024-05-14T10:00:00Z (UTC)");
   }
 }

@@ -12,19 +12,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Bad input fails before Spark starts, with exit code 2, a message naming the option and value,
- * and nothing written under lake.root.
+ * Bad input fails before Spark starts, with exit code 2, a message naming the option and value, and
+ * nothing written under lake.root.
  */
 class MainsExitCodeTest {
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private String[] args(Path root, String... extra) {
-    List<String> a = new ArrayList<>(List.of(
-        "--set", "lake.root=\"" + root + "\"",
-        "--set", "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]",
-        "--set", "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], "
-            + "measures=[{name=events, function=count}]}"));
+    List<String> a =
+        new ArrayList<>(
+            List.of(
+                "--set", "lake.root=\"" + root + "\"",
+                "--set", "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]",
+                "--set",
+                    "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], "
+                        + "measures=[{name=events, function=count}]}"));
     a.addAll(List.of(extra));
     return a.toArray(String[]::new);
   }
@@ -46,11 +48,16 @@ class MainsExitCodeTest {
   void rebuildRefusesAnInjectedDateWithExit2AndWritesNothing() {
     Path root = tmp.resolve("lake");
     StringWriter err = new StringWriter();
-    int code = run(new RebuildMain(), err,
-        args(root, "--from", "2024-01-01' OR '1'='1", "--to", "2024-01-02"));
+    int code =
+        run(
+            new RebuildMain(),
+            err,
+            args(root, "--from", "2024-01-01' OR '1'='1", "--to", "2024-01-02"));
     assertThat(code).isEqualTo(2);
-    assertThat(err.toString()).contains("latelake: Invalid value '2024-01-01' OR '1'='1' for key "
-        + "'--from': expected a date yyyy-MM-dd (UTC)");
+    assertThat(err.toString())
+        .contains(
+            "latelake: Invalid value '2024-01-01' OR '1'='1' for key "
+                + "'--from': expected a date yyyy-MM-dd (UTC)");
     assertThat(Files.exists(root)).isFalse();
   }
 
@@ -58,21 +65,26 @@ class MainsExitCodeTest {
   void auditCascadeCorrectAndAsofRefuseBadArgumentsWithExit2() {
     Path root = tmp.resolve("lake");
     StringWriter err = new StringWriter();
-    assertThat(run(new AuditMain(), err, args(root, "--from", "2024-13-01", "--to",
-        "2024-12-31"))).isEqualTo(2);
+    assertThat(run(new AuditMain(), err, args(root, "--from", "2024-13-01", "--to", "2024-12-31")))
+        .isEqualTo(2);
     assertThat(run(new CascadeMain(), err, args(root, "--metric", "nope"))).isEqualTo(2);
     assertThat(run(new CorrectMain(), err, args(root, "--since", "1' OR '1'='1"))).isEqualTo(2);
-    assertThat(run(new AsOfMain(), err, args(root, "--metric", "page_5m", "--table-version",
-        "1; DROP"))).isEqualTo(2);
-    assertThat(run(new ApplyCorrectionsMain(), err, args(root, "--metric", "page_5m",
-        "--all"))).isEqualTo(2);
-    assertThat(err.toString()).contains(
-        "Invalid value '2024-13-01' for key '--from': is not a calendar date",
-        "Invalid value 'nope' for key '--metric': no such metric in lake.gold.metrics; "
-            + "configured: [page_5m]",
-        "Invalid value '1' OR '1'='1' for key '--since'",
-        "Invalid value '1; DROP' for key '--table-version'",
-        "Invalid value 'page_5m' for key '--metric': its late-policy is restate, not reconcile");
+    assertThat(
+            run(
+                new AsOfMain(),
+                err,
+                args(root, "--metric", "page_5m", "--table-version", "1; DROP")))
+        .isEqualTo(2);
+    assertThat(run(new ApplyCorrectionsMain(), err, args(root, "--metric", "page_5m", "--all")))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains(
+            "Invalid value '2024-13-01' for key '--from': is not a calendar date",
+            "Invalid value 'nope' for key '--metric': no such metric in lake.gold.metrics; "
+                + "configured: [page_5m]",
+            "Invalid value '1' OR '1'='1' for key '--since'",
+            "Invalid value '1; DROP' for key '--table-version'",
+            "Invalid value 'page_5m' for key '--metric': its late-policy is restate, not reconcile");
     assertThat(Files.exists(root)).isFalse();
   }
 }

@@ -24,66 +24,120 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * apply-corrections against a concurrent correct: a correction staged after apply-corrections
- * read the pending rows stays pending (it is neither applied nor marked applied).
+ * apply-corrections against a concurrent correct: a correction staged after apply-corrections read
+ * the pending rows stays pending (it is neither applied nor marked applied).
  */
 class ReconcileRaceTest extends SparkTestBase {
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
-  static final StructType AGG = new StructType()
-      .add("window_start", DataTypes.TimestampType)
-      .add("window_end", DataTypes.TimestampType)
-      .add("page", DataTypes.StringType)
-      .add("events", DataTypes.LongType);
+  static final StructType AGG =
+      new StructType()
+          .add("window_start", DataTypes.TimestampType)
+          .add("window_end", DataTypes.TimestampType)
+          .add("page", DataTypes.StringType)
+          .add("events", DataTypes.LongType);
 
   Dataset<Row> correction(String start, String end, String page, long events) {
-    StructType schema = AGG.add("_action", DataTypes.StringType)
-        .add("reason", DataTypes.StringType).add("keys", DataTypes.StringType)
-        .add("old_values", DataTypes.StringType).add("new_values", DataTypes.StringType);
-    return spark.createDataFrame(List.of(RowFactory.create(Timestamp.from(Instant.parse(start)),
-        Timestamp.from(Instant.parse(end)), page, events, "UPSERT", "NEW_WINDOW",
-        "{\"page\":\"" + page + "\"}", null, "{\"events\":" + events + "}")), schema);
+    StructType schema =
+        AGG.add("_action", DataTypes.StringType)
+            .add("reason", DataTypes.StringType)
+            .add("keys", DataTypes.StringType)
+            .add("old_values", DataTypes.StringType)
+            .add("new_values", DataTypes.StringType);
+    return spark.createDataFrame(
+        List.of(
+            RowFactory.create(
+                Timestamp.from(Instant.parse(start)),
+                Timestamp.from(Instant.parse(end)),
+                page,
+                events,
+                "UPSERT",
+                "NEW_WINDOW",
+                "{\"page\":\"" + page + "\"}",
+                null,
+                "{\"events\":" + events + "}")),
+        schema);
   }
 
   @Test
   void aCorrectionStagedWhileApplyRunsStaysPending() {
     Path root = tmp.resolve("lake");
-    CorrectionConfig config = CorrectionConfig.fromConfig(ConfigLoader.load(Optional.empty(),
-        List.of("lake.root=\"" + root + "\"",
-            "lake.event.fields=[{name=page, type=string}]",
-            "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], "
-                + "measures=[{name=events, function=count}], late-policy=reconcile}")));
+    CorrectionConfig config =
+        CorrectionConfig.fromConfig(
+            ConfigLoader.load(
+                Optional.empty(),
+                List.of(
+                    "lake.root=\"" + root + "\"",
+                    "lake.event.fields=[{name=page, type=string}]",
+                    "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], "
+                        + "measures=[{name=events, function=count}], late-policy=reconcile}")));
     TableRegistry registry = new TableRegistry(root.toString());
     CorrectionTables tables = new CorrectionTables(registry);
     MetricSpec metric = config.metric("page_5m");
-    DeltaTables.createIfNotExists(spark, registry.gold("page_5m"), GoldLayout.tableSchema(AGG),
-        List.of(), Map.of());
+    DeltaTables.createIfNotExists(
+        spark, registry.gold("page_5m"), GoldLayout.tableSchema(AGG), List.of(), Map.of());
     tables.createMonitoring(spark);
     Timestamp t1 = Timestamp.from(Instant.parse("2024-05-14T11:00:00Z"));
     Timestamp t2 = Timestamp.from(Instant.parse("2024-05-14T11:01:00Z"));
     Timestamp at = Timestamp.from(Instant.parse("2024-05-14T11:02:00Z"));
-    Reconcile.stage(spark, tables, metric,
-        correction("2024-05-14T10:00:00Z", "2024-05-14T10:05:00Z", "/a", 2), "run-1", t1, config);
+    Reconcile.stage(
+        spark,
+        tables,
+        metric,
+        correction("2024-05-14T10:00:00Z", "2024-05-14T10:05:00Z", "/a", 2),
+        "run-1",
+        t1,
+        config);
 
-    long applied = Reconcile.apply(spark, tables, metric, List.of(), "apply-1", at, config,
-        () -> Reconcile.stage(spark, tables, metric,
-            correction("2024-05-14T10:05:00Z", "2024-05-14T10:10:00Z", "/b", 3), "run-2", t2,
-            config));
+    long applied =
+        Reconcile.apply(
+            spark,
+            tables,
+            metric,
+            List.of(),
+            "apply-1",
+            at,
+            config,
+            () ->
+                Reconcile.stage(
+                    spark,
+                    tables,
+                    metric,
+                    correction("2024-05-14T10:05:00Z", "2024-05-14T10:10:00Z", "/b", 3),
+                    "run-2",
+                    t2,
+                    config));
 
     assertThat(applied).isEqualTo(1);
-    assertThat(spark.read().format("delta").load(tables.pending(metric))
-        .selectExpr("concat_ws(' ', run_id, page, coalesce(applied_by, 'pending'))")
-        .as(Encoders.STRING()).collectAsList())
+    assertThat(
+            spark
+                .read()
+                .format("delta")
+                .load(tables.pending(metric))
+                .selectExpr("concat_ws(' ', run_id, page, coalesce(applied_by, 'pending'))")
+                .as(Encoders.STRING())
+                .collectAsList())
         .containsExactlyInAnyOrder("run-1 /a apply-1", "run-2 /b pending");
-    assertThat(spark.read().format("delta").load(registry.gold("page_5m"))
-        .selectExpr("concat_ws(' ', page, events)").as(Encoders.STRING()).collectAsList())
+    assertThat(
+            spark
+                .read()
+                .format("delta")
+                .load(registry.gold("page_5m"))
+                .selectExpr("concat_ws(' ', page, events)")
+                .as(Encoders.STRING())
+                .collectAsList())
         .containsExactly("/a 2");
 
-    assertThat(Reconcile.apply(spark, tables, metric, List.of(), "apply-2", at, config,
-        () -> {})).isEqualTo(1);
-    assertThat(spark.read().format("delta").load(registry.gold("page_5m"))
-        .selectExpr("concat_ws(' ', page, events)").as(Encoders.STRING()).collectAsList())
+    assertThat(Reconcile.apply(spark, tables, metric, List.of(), "apply-2", at, config, () -> {}))
+        .isEqualTo(1);
+    assertThat(
+            spark
+                .read()
+                .format("delta")
+                .load(registry.gold("page_5m"))
+                .selectExpr("concat_ws(' ', page, events)")
+                .as(Encoders.STRING())
+                .collectAsList())
         .containsExactlyInAnyOrder("/a 2", "/b 3");
   }
 }

@@ -22,38 +22,69 @@ import org.junit.jupiter.api.Test;
 
 /** The correction path's pure transformations, on small in-memory data (no I/O). */
 class TransformsTest extends SparkTestBase {
-  static final MetricSpec PAGE_5M = new MetricSpec("page_5m", Duration.ofMinutes(5),
-      List.of("page"), List.of(new Measure("events", Measure.Function.COUNT, Optional.empty()),
-      new Measure("value_sum", Measure.Function.SUM, Optional.of("value"))), LatePolicy.RESTATE);
+  static final MetricSpec PAGE_5M =
+      new MetricSpec(
+          "page_5m",
+          Duration.ofMinutes(5),
+          List.of("page"),
+          List.of(
+              new Measure("events", Measure.Function.COUNT, Optional.empty()),
+              new Measure("value_sum", Measure.Function.SUM, Optional.of("value"))),
+          LatePolicy.RESTATE);
 
-  static final StructType BRONZE = new StructType()
-      .add("event_id", DataTypes.StringType)
-      .add("event_time", DataTypes.TimestampType)
-      .add("enqueued_time", DataTypes.TimestampType)
-      .add("ingested_at", DataTypes.TimestampType)
-      .add("kafka_partition", DataTypes.IntegerType)
-      .add("kafka_offset", DataTypes.LongType)
-      .add("source_file", DataTypes.StringType)
-      .add("page", DataTypes.StringType)
-      .add("value", DataTypes.LongType)
-      .add("error", DataTypes.StringType);
+  static final StructType BRONZE =
+      new StructType()
+          .add("event_id", DataTypes.StringType)
+          .add("event_time", DataTypes.TimestampType)
+          .add("enqueued_time", DataTypes.TimestampType)
+          .add("ingested_at", DataTypes.TimestampType)
+          .add("kafka_partition", DataTypes.IntegerType)
+          .add("kafka_offset", DataTypes.LongType)
+          .add("source_file", DataTypes.StringType)
+          .add("page", DataTypes.StringType)
+          .add("value", DataTypes.LongType)
+          .add("error", DataTypes.StringType);
 
   static Timestamp t(String hhmmss) {
     return Timestamp.from(Instant.parse("2024-05-14T" + hhmmss + "Z"));
   }
 
-  static Row bronze(String id, String eventTime, String enqueued, String page, long value,
-      String error) {
-    return RowFactory.create(id, eventTime == null ? null : t(eventTime), t(enqueued),
-        t(enqueued), null, null, "f", page, value, error);
+  static Row bronze(
+      String id, String eventTime, String enqueued, String page, long value, String error) {
+    return RowFactory.create(
+        id,
+        eventTime == null ? null : t(eventTime),
+        t(enqueued),
+        t(enqueued),
+        null,
+        null,
+        "f",
+        page,
+        value,
+        error);
   }
 
   /** A valid Kafka row at an instant (ISO), partition and offset; ingested when enqueued. */
-  static Row kafka(String id, String eventTime, String enqueued, int partition, long offset,
-      String page, long value) {
+  static Row kafka(
+      String id,
+      String eventTime,
+      String enqueued,
+      int partition,
+      long offset,
+      String page,
+      long value) {
     Timestamp enq = Timestamp.from(Instant.parse(enqueued));
-    return RowFactory.create(id, Timestamp.from(Instant.parse(eventTime)), enq, enq, partition,
-        offset, null, page, value, null);
+    return RowFactory.create(
+        id,
+        Timestamp.from(Instant.parse(eventTime)),
+        enq,
+        enq,
+        partition,
+        offset,
+        null,
+        page,
+        value,
+        null);
   }
 
   Dataset<Row> df(Row... rows) {
@@ -68,81 +99,101 @@ class TransformsTest extends SparkTestBase {
 
   @Test
   void exactDedupKeepsTheEarliestEnqueuedCopyAndRecomputeSkipsInvalidAndNullTimes() {
-    Dataset<Row> in = df(
-        bronze("a", "12:01:00", "12:01:05", "home", 1, null),
-        bronze("a", "12:01:00", "12:40:00", "home", 1, null),
-        bronze("b", "12:02:00", "12:30:00", "home", 3, null),
-        bronze("b", "12:07:00", "12:02:09", "home", 30, null),
-        bronze("c", null, "12:01:06", "home", 2, "MISSING_EVENT_TIME"),
-        bronze("d", "13:02:00", "12:03:00", "home", 9, "FUTURE_EVENT_TIME"),
-        bronze("e", "12:03:00", "12:03:30", "home", 4, null));
-    assertThat(strings(Recompute.exactDedup(Recompute.validEvents(in)),
-        "concat_ws(' ', event_id, date_format(enqueued_time, 'HH:mm:ss'), value)"))
+    Dataset<Row> in =
+        df(
+            bronze("a", "12:01:00", "12:01:05", "home", 1, null),
+            bronze("a", "12:01:00", "12:40:00", "home", 1, null),
+            bronze("b", "12:02:00", "12:30:00", "home", 3, null),
+            bronze("b", "12:07:00", "12:02:09", "home", 30, null),
+            bronze("c", null, "12:01:06", "home", 2, "MISSING_EVENT_TIME"),
+            bronze("d", "13:02:00", "12:03:00", "home", 9, "FUTURE_EVENT_TIME"),
+            bronze("e", "12:03:00", "12:03:30", "home", 4, null));
+    assertThat(
+            strings(
+                Recompute.exactDedup(Recompute.validEvents(in)),
+                "concat_ws(' ', event_id, date_format(enqueued_time, 'HH:mm:ss'), value)"))
         .containsExactly("a 12:01:05 1", "b 12:02:09 30", "e 12:03:30 4");
-    assertThat(strings(Recompute.gold(in, PAGE_5M),
-        "concat_ws(' ', page, date_format(window_start, 'HH:mm'), events, value_sum)"))
+    assertThat(
+            strings(
+                Recompute.gold(in, PAGE_5M),
+                "concat_ws(' ', page, date_format(window_start, 'HH:mm'), events, value_sum)"))
         .containsExactly("home 12:00 2 5", "home 12:05 1 30");
   }
 
   @Test
   void c31RetryReStampedIntoALaterWindowIsADuplicateWhereverItsFirstCopyLies() {
     // c31-x first arrives at 12:01:01 with event time 12:01; its retry carries 12:25
-    Dataset<Row> bronze = df(
-        bronze("c31-x", "12:01:00", "12:01:01", "home", 5, null),
-        bronze("c31-y", "12:30:00", "12:30:01", "other", 1, null),
-        bronze("c31-x", "12:25:00", "12:31:00", "home", 5, null),
-        bronze("c31-w", "12:50:00", "12:50:01", "zz", 1, null));
+    Dataset<Row> bronze =
+        df(
+            bronze("c31-x", "12:01:00", "12:01:01", "home", 5, null),
+            bronze("c31-y", "12:30:00", "12:30:01", "other", 1, null),
+            bronze("c31-x", "12:25:00", "12:31:00", "home", 5, null),
+            bronze("c31-w", "12:50:00", "12:50:01", "zz", 1, null));
     Instant from = Instant.parse("2024-05-14T12:25:00Z");
     Instant to = Instant.parse("2024-05-14T12:30:00Z");
     // the old fault: a recompute that reads only the window's own time range keeps the retry
-    Dataset<Row> windowOnly = bronze.filter(io.latelake.core.dedup.ExactDedup
-        .eventTimeAround(from, to, Duration.ZERO));
-    assertThat(strings(Recompute.gold(windowOnly, PAGE_5M, from, to),
-        "concat_ws(' ', page, date_format(window_start, 'HH:mm'), events, value_sum)"))
+    Dataset<Row> windowOnly =
+        bronze.filter(io.latelake.core.dedup.ExactDedup.eventTimeAround(from, to, Duration.ZERO));
+    assertThat(
+            strings(
+                Recompute.gold(windowOnly, PAGE_5M, from, to),
+                "concat_ws(' ', page, date_format(window_start, 'HH:mm'), events, value_sum)"))
         .containsExactly("home 12:25 1 5");
     // within the id horizon the first copy is seen: the window's correct content is empty
-    Dataset<Row> around = bronze.filter(io.latelake.core.dedup.ExactDedup
-        .eventTimeAround(from, to, Duration.ofMinutes(30)));
+    Dataset<Row> around =
+        bronze.filter(
+            io.latelake.core.dedup.ExactDedup.eventTimeAround(from, to, Duration.ofMinutes(30)));
     assertThat(Recompute.gold(around, PAGE_5M, from, to).collectAsList()).isEmpty();
     // and the first copy's window keeps its one event
     Instant noon = Instant.parse("2024-05-14T12:00:00Z");
-    assertThat(strings(Recompute.gold(bronze, PAGE_5M, noon, noon.plusSeconds(300)),
-        "concat_ws(' ', page, date_format(window_start, 'HH:mm'), events, value_sum)"))
+    assertThat(
+            strings(
+                Recompute.gold(bronze, PAGE_5M, noon, noon.plusSeconds(300)),
+                "concat_ws(' ', page, date_format(window_start, 'HH:mm'), events, value_sum)"))
         .containsExactly("home 12:00 1 5");
   }
 
   @Test
   void copiesWithEqualEnqueuedTimesKeepTheLowestPartitionThenOffset() {
-    Dataset<Row> in = spark.createDataFrame(List.of(
-        kafka("k", "2024-05-14T12:01:00Z", "2024-05-14T12:01:05Z", 1, 3, "p1-o3", 1),
-        kafka("k", "2024-05-14T12:02:00Z", "2024-05-14T12:01:05Z", 0, 9, "p0-o9", 2),
-        kafka("k", "2024-05-14T12:03:00Z", "2024-05-14T12:01:05Z", 0, 7, "p0-o7", 3),
-        kafka("k", "2024-05-14T12:00:00Z", "2024-05-14T12:01:06Z", 0, 1, "later", 4)), BRONZE);
+    Dataset<Row> in =
+        spark.createDataFrame(
+            List.of(
+                kafka("k", "2024-05-14T12:01:00Z", "2024-05-14T12:01:05Z", 1, 3, "p1-o3", 1),
+                kafka("k", "2024-05-14T12:02:00Z", "2024-05-14T12:01:05Z", 0, 9, "p0-o9", 2),
+                kafka("k", "2024-05-14T12:03:00Z", "2024-05-14T12:01:05Z", 0, 7, "p0-o7", 3),
+                kafka("k", "2024-05-14T12:00:00Z", "2024-05-14T12:01:06Z", 0, 1, "later", 4)),
+            BRONZE);
     assertThat(strings(Recompute.exactDedup(in), "page")).containsExactly("p0-o7");
-    assertThat(strings(Recompute.exactDedup(in.repartition(2)), "page"))
-        .containsExactly("p0-o7");
+    assertThat(strings(Recompute.exactDedup(in.repartition(2)), "page")).containsExactly("p0-o7");
   }
 
   @Test
   void dailyRollupFollowsNewYorkDaysAcrossSpringForwardAndFallBack() {
     java.time.ZoneId ny = java.time.ZoneId.of("America/New_York");
-    assertThat(Duration.between(Rollups.startOfDay(java.time.LocalDate.of(2024, 3, 10), ny),
-        Rollups.startOfDay(java.time.LocalDate.of(2024, 3, 11), ny))).hasHours(23);
-    assertThat(Duration.between(Rollups.startOfDay(java.time.LocalDate.of(2024, 11, 3), ny),
-        Rollups.startOfDay(java.time.LocalDate.of(2024, 11, 4), ny))).hasHours(25);
+    assertThat(
+            Duration.between(
+                Rollups.startOfDay(java.time.LocalDate.of(2024, 3, 10), ny),
+                Rollups.startOfDay(java.time.LocalDate.of(2024, 3, 11), ny)))
+        .hasHours(23);
+    assertThat(
+            Duration.between(
+                Rollups.startOfDay(java.time.LocalDate.of(2024, 11, 3), ny),
+                Rollups.startOfDay(java.time.LocalDate.of(2024, 11, 4), ny)))
+        .hasHours(25);
     String[][] events = {
-        {"2024-03-10T04:59:59Z", "mar"}, // 03-09 23:59:59 EST
-        {"2024-03-10T05:00:00Z", "mar"}, // 03-10 00:00 EST
-        {"2024-03-10T06:30:00Z", "mar"}, // 01:30 EST, just before the skipped hour
-        {"2024-03-10T07:30:00Z", "mar"}, // 03:30 EDT, just after it
-        {"2024-03-11T03:59:59Z", "mar"}, // 03-10 23:59:59 EDT (the 23rd hour)
-        {"2024-03-11T04:30:00Z", "mar"}, // 03-11 00:30 EDT (a fixed -05:00 would say 03-10)
-        {"2024-11-03T03:59:59Z", "nov"}, // 11-02 23:59:59 EDT
-        {"2024-11-03T04:00:00Z", "nov"}, // 11-03 00:00 EDT
-        {"2024-11-03T05:30:00Z", "nov"}, // the first 01:30 (EDT)
-        {"2024-11-03T06:30:00Z", "nov"}, // the second 01:30 (EST)
-        {"2024-11-04T04:30:00Z", "nov"}, // 11-03 23:30 EST (a fixed -04:00 would say 11-04)
-        {"2024-11-04T05:00:00Z", "nov"}}; // 11-04 00:00 EST
+      {"2024-03-10T04:59:59Z", "mar"}, // 03-09 23:59:59 EST
+      {"2024-03-10T05:00:00Z", "mar"}, // 03-10 00:00 EST
+      {"2024-03-10T06:30:00Z", "mar"}, // 01:30 EST, just before the skipped hour
+      {"2024-03-10T07:30:00Z", "mar"}, // 03:30 EDT, just after it
+      {"2024-03-11T03:59:59Z", "mar"}, // 03-10 23:59:59 EDT (the 23rd hour)
+      {"2024-03-11T04:30:00Z", "mar"}, // 03-11 00:30 EDT (a fixed -05:00 would say 03-10)
+      {"2024-11-03T03:59:59Z", "nov"}, // 11-02 23:59:59 EDT
+      {"2024-11-03T04:00:00Z", "nov"}, // 11-03 00:00 EDT
+      {"2024-11-03T05:30:00Z", "nov"}, // the first 01:30 (EDT)
+      {"2024-11-03T06:30:00Z", "nov"}, // the second 01:30 (EST)
+      {"2024-11-04T04:30:00Z", "nov"}, // 11-03 23:30 EST (a fixed -04:00 would say 11-04)
+      {"2024-11-04T05:00:00Z", "nov"}
+    }; // 11-04 00:00 EST
     List<Row> rows = new ArrayList<>();
     for (int i = 0; i < events.length; i++) {
       rows.add(kafka("e" + i, events[i][0], events[i][0], 0, i, events[i][1], i));
@@ -150,51 +201,83 @@ class TransformsTest extends SparkTestBase {
     Dataset<Row> in = spark.createDataFrame(rows, BRONZE);
     Instant from = Rollups.startOfDay(java.time.LocalDate.of(2024, 3, 9), ny);
     Instant to = Rollups.startOfDay(java.time.LocalDate.of(2024, 11, 5), ny);
-    assertThat(strings(Rollups.daily(in, PAGE_5M, ny, from, to),
-        "concat_ws(' ', event_date, page, events, value_sum)"))
-        .containsExactly("2024-03-09 mar 1 0", "2024-03-10 mar 4 10", "2024-03-11 mar 1 5",
-            "2024-11-02 nov 1 6", "2024-11-03 nov 4 34", "2024-11-04 nov 1 11");
+    assertThat(
+            strings(
+                Rollups.daily(in, PAGE_5M, ny, from, to),
+                "concat_ws(' ', event_date, page, events, value_sum)"))
+        .containsExactly(
+            "2024-03-09 mar 1 0",
+            "2024-03-10 mar 4 10",
+            "2024-03-11 mar 1 5",
+            "2024-11-02 nov 1 6",
+            "2024-11-03 nov 4 34",
+            "2024-11-04 nov 1 11");
     // a range of one local day reads exactly its 23 hours
-    assertThat(strings(Rollups.daily(in, PAGE_5M, ny,
-            Rollups.startOfDay(java.time.LocalDate.of(2024, 3, 10), ny),
-            Rollups.startOfDay(java.time.LocalDate.of(2024, 3, 11), ny)),
-        "concat_ws(' ', event_date, page, events, value_sum)"))
+    assertThat(
+            strings(
+                Rollups.daily(
+                    in,
+                    PAGE_5M,
+                    ny,
+                    Rollups.startOfDay(java.time.LocalDate.of(2024, 3, 10), ny),
+                    Rollups.startOfDay(java.time.LocalDate.of(2024, 3, 11), ny)),
+                "concat_ws(' ', event_date, page, events, value_sum)"))
         .containsExactly("2024-03-10 mar 4 10");
     // UTC days for comparison
-    assertThat(strings(Rollups.daily(in, PAGE_5M, java.time.ZoneOffset.UTC, from, to)
-            .filter("page = 'nov'"), "concat_ws(' ', event_date, page, events, value_sum)"))
+    assertThat(
+            strings(
+                Rollups.daily(in, PAGE_5M, java.time.ZoneOffset.UTC, from, to)
+                    .filter("page = 'nov'"),
+                "concat_ws(' ', event_date, page, events, value_sum)"))
         .containsExactly("2024-11-03 nov 4 30", "2024-11-04 nov 2 21");
   }
 
   @Test
   void windowStartMatchesSparksTumblingWindow() {
-    Dataset<Row> in = df(bronze("a", "12:04:59", "12:05:00", "p", 1, null),
-        bronze("b", "12:05:00", "12:05:00", "p", 1, null));
-    assertThat(strings(in.withColumn("ws", Recompute.windowStart(
-            org.apache.spark.sql.functions.col("event_time"), Duration.ofMinutes(5))),
-        "concat_ws(' ', event_id, date_format(ws, 'HH:mm:ss'))"))
+    Dataset<Row> in =
+        df(
+            bronze("a", "12:04:59", "12:05:00", "p", 1, null),
+            bronze("b", "12:05:00", "12:05:00", "p", 1, null));
+    assertThat(
+            strings(
+                in.withColumn(
+                    "ws",
+                    Recompute.windowStart(
+                        org.apache.spark.sql.functions.col("event_time"), Duration.ofMinutes(5))),
+                "concat_ws(' ', event_id, date_format(ws, 'HH:mm:ss'))"))
         .containsExactly("a 12:00:00", "b 12:05:00");
   }
 
   @Test
   void diffReportsOnlyChangedRowsWithTheirReason() {
-    StructType gold = new StructType()
-        .add("window_start", DataTypes.TimestampType).add("window_end", DataTypes.TimestampType)
-        .add("page", DataTypes.StringType).add("events", DataTypes.LongType)
-        .add("value_sum", DataTypes.LongType);
-    Dataset<Row> recomputed = spark.createDataFrame(List.of(
-        RowFactory.create(t("10:00:00"), t("10:05:00"), "/home", 2L, 12L),
-        RowFactory.create(t("10:00:00"), t("10:05:00"), "/pricing", 2L, 10L),
-        RowFactory.create(t("10:05:00"), t("10:10:00"), "/home", 1L, 5L),
-        RowFactory.create(t("10:05:00"), t("10:10:00"), null, 1L, 1L)), gold);
-    Dataset<Row> published = spark.createDataFrame(List.of(
-        RowFactory.create(t("10:00:00"), t("10:05:00"), "/home", 1L, 7L),
-        RowFactory.create(t("10:00:00"), t("10:05:00"), "/pricing", 2L, 10L),
-        RowFactory.create(t("10:05:00"), t("10:10:00"), "/home", 2L, 10L),
-        RowFactory.create(t("10:05:00"), t("10:10:00"), "/old", 1L, 1L)), gold);
-    assertThat(strings(Corrections.diff(recomputed, published, PAGE_5M),
-        "concat_ws(' | ', date_format(window_start, 'HH:mm'), keys, _action, reason, "
-            + "coalesce(old_values, '-'), coalesce(new_values, '-'))"))
+    StructType gold =
+        new StructType()
+            .add("window_start", DataTypes.TimestampType)
+            .add("window_end", DataTypes.TimestampType)
+            .add("page", DataTypes.StringType)
+            .add("events", DataTypes.LongType)
+            .add("value_sum", DataTypes.LongType);
+    Dataset<Row> recomputed =
+        spark.createDataFrame(
+            List.of(
+                RowFactory.create(t("10:00:00"), t("10:05:00"), "/home", 2L, 12L),
+                RowFactory.create(t("10:00:00"), t("10:05:00"), "/pricing", 2L, 10L),
+                RowFactory.create(t("10:05:00"), t("10:10:00"), "/home", 1L, 5L),
+                RowFactory.create(t("10:05:00"), t("10:10:00"), null, 1L, 1L)),
+            gold);
+    Dataset<Row> published =
+        spark.createDataFrame(
+            List.of(
+                RowFactory.create(t("10:00:00"), t("10:05:00"), "/home", 1L, 7L),
+                RowFactory.create(t("10:00:00"), t("10:05:00"), "/pricing", 2L, 10L),
+                RowFactory.create(t("10:05:00"), t("10:10:00"), "/home", 2L, 10L),
+                RowFactory.create(t("10:05:00"), t("10:10:00"), "/old", 1L, 1L)),
+            gold);
+    assertThat(
+            strings(
+                Corrections.diff(recomputed, published, PAGE_5M),
+                "concat_ws(' | ', date_format(window_start, 'HH:mm'), keys, _action, reason, "
+                    + "coalesce(old_values, '-'), coalesce(new_values, '-'))"))
         .containsExactly(
             "10:00 | {\"page\":\"/home\"} | UPSERT | LATE_ARRIVAL | {\"events\":1,\"value_sum\":7}"
                 + " | {\"events\":2,\"value_sum\":12}",
@@ -207,23 +290,37 @@ class TransformsTest extends SparkTestBase {
 
   @Test
   void asofDiffShowsCorrectedAtAndStatusChangesWhereMeasuresAreEqual() {
-    StructType gold = new StructType()
-        .add("window_start", DataTypes.TimestampType).add("window_end", DataTypes.TimestampType)
-        .add("page", DataTypes.StringType).add("events", DataTypes.LongType)
-        .add("value_sum", DataTypes.LongType).add("corrected_at", DataTypes.TimestampType)
-        .add("status", DataTypes.StringType);
-    Dataset<Row> before = spark.createDataFrame(List.of(
-        RowFactory.create(t("10:00:00"), t("10:05:00"), "a", 1L, 1L, null, "provisional"),
-        RowFactory.create(t("10:00:00"), t("10:05:00"), "b", 2L, 2L, null, "settled"),
-        RowFactory.create(t("10:00:00"), t("10:05:00"), "c", 3L, 3L, null, "settled")), gold);
-    Dataset<Row> now = spark.createDataFrame(List.of(
-        RowFactory.create(t("10:00:00"), t("10:05:00"), "a", 1L, 1L, null, "settled"),
-        RowFactory.create(t("10:00:00"), t("10:05:00"), "b", 2L, 2L, t("11:00:00"), "restated"),
-        RowFactory.create(t("10:00:00"), t("10:05:00"), "c", 3L, 3L, null, "settled")), gold);
-    assertThat(strings(AsOfJob.diff(now, before, PAGE_5M), "concat_ws(' | ', keys, old_values, "
-        + "new_values, coalesce(date_format(corrected_at_before, 'HH:mm'), '-'), "
-        + "coalesce(date_format(corrected_at_after, 'HH:mm'), '-'), status_before, "
-        + "status_after)"))
+    StructType gold =
+        new StructType()
+            .add("window_start", DataTypes.TimestampType)
+            .add("window_end", DataTypes.TimestampType)
+            .add("page", DataTypes.StringType)
+            .add("events", DataTypes.LongType)
+            .add("value_sum", DataTypes.LongType)
+            .add("corrected_at", DataTypes.TimestampType)
+            .add("status", DataTypes.StringType);
+    Dataset<Row> before =
+        spark.createDataFrame(
+            List.of(
+                RowFactory.create(t("10:00:00"), t("10:05:00"), "a", 1L, 1L, null, "provisional"),
+                RowFactory.create(t("10:00:00"), t("10:05:00"), "b", 2L, 2L, null, "settled"),
+                RowFactory.create(t("10:00:00"), t("10:05:00"), "c", 3L, 3L, null, "settled")),
+            gold);
+    Dataset<Row> now =
+        spark.createDataFrame(
+            List.of(
+                RowFactory.create(t("10:00:00"), t("10:05:00"), "a", 1L, 1L, null, "settled"),
+                RowFactory.create(
+                    t("10:00:00"), t("10:05:00"), "b", 2L, 2L, t("11:00:00"), "restated"),
+                RowFactory.create(t("10:00:00"), t("10:05:00"), "c", 3L, 3L, null, "settled")),
+            gold);
+    assertThat(
+            strings(
+                AsOfJob.diff(now, before, PAGE_5M),
+                "concat_ws(' | ', keys, old_values, "
+                    + "new_values, coalesce(date_format(corrected_at_before, 'HH:mm'), '-'), "
+                    + "coalesce(date_format(corrected_at_after, 'HH:mm'), '-'), status_before, "
+                    + "status_after)"))
         .containsExactly(
             "{\"page\":\"a\"} | {\"events\":1,\"value_sum\":1} | "
                 + "{\"events\":1,\"value_sum\":1} | - | - | provisional | settled",
@@ -233,15 +330,23 @@ class TransformsTest extends SparkTestBase {
 
   @Test
   void weeklyRollupSumsDaysIntoIsoWeeks() {
-    StructType daily = new StructType().add("event_date", DataTypes.DateType)
-        .add("page", DataTypes.StringType).add("events", DataTypes.LongType)
-        .add("value_sum", DataTypes.LongType);
-    Dataset<Row> d = spark.createDataFrame(List.of(
-        RowFactory.create(java.sql.Date.valueOf("2024-12-29"), "p", 1L, 2L),
-        RowFactory.create(java.sql.Date.valueOf("2024-12-30"), "p", 2L, 3L),
-        RowFactory.create(java.sql.Date.valueOf("2025-01-05"), "p", 4L, 5L)), daily);
-    assertThat(strings(Rollups.weekly(d, PAGE_5M),
-        "concat_ws(' ', week_start, iso_year, iso_week, page, events, value_sum, days)"))
+    StructType daily =
+        new StructType()
+            .add("event_date", DataTypes.DateType)
+            .add("page", DataTypes.StringType)
+            .add("events", DataTypes.LongType)
+            .add("value_sum", DataTypes.LongType);
+    Dataset<Row> d =
+        spark.createDataFrame(
+            List.of(
+                RowFactory.create(java.sql.Date.valueOf("2024-12-29"), "p", 1L, 2L),
+                RowFactory.create(java.sql.Date.valueOf("2024-12-30"), "p", 2L, 3L),
+                RowFactory.create(java.sql.Date.valueOf("2025-01-05"), "p", 4L, 5L)),
+            daily);
+    assertThat(
+            strings(
+                Rollups.weekly(d, PAGE_5M),
+                "concat_ws(' ', week_start, iso_year, iso_week, page, events, value_sum, days)"))
         .containsExactly("2024-12-23 2024 52 p 1 2 1", "2024-12-30 2025 1 p 6 8 2");
   }
 }

@@ -18,8 +18,9 @@ class WindowPlannerTest {
 
   @Test
   void aWindowEndingExactlyAtTheWatermarkIsClosedOneEndingAfterItIsDeferred() {
-    WindowPlanner.Plan p = WindowPlanner.plan(List.of(t("10:15"), t("10:00"), t("10:10"),
-        t("10:00")), FIVE, Optional.of(t("10:15")));
+    WindowPlanner.Plan p =
+        WindowPlanner.plan(
+            List.of(t("10:15"), t("10:00"), t("10:10"), t("10:00")), FIVE, Optional.of(t("10:15")));
 
     assertThat(p.closed()).containsExactly(t("10:00"), t("10:10"));
     assertThat(p.deferred()).containsExactly(t("10:15"));
@@ -30,8 +31,8 @@ class WindowPlannerTest {
 
   @Test
   void withoutAWatermarkEveryWindowIsDeferred() {
-    WindowPlanner.Plan p = WindowPlanner.plan(List.of(t("10:05"), t("10:00")), FIVE,
-        Optional.empty());
+    WindowPlanner.Plan p =
+        WindowPlanner.plan(List.of(t("10:05"), t("10:00")), FIVE, Optional.empty());
 
     assertThat(p.closed()).isEmpty();
     assertThat(p.deferred()).containsExactly(t("10:00"), t("10:05"));
@@ -49,8 +50,9 @@ class WindowPlannerTest {
 
   @Test
   void everyWindowBeforeTheWatermarkIsClosedWhateverItsLength() {
-    WindowPlanner.Plan p = WindowPlanner.plan(List.of(t("09:00"), t("10:00")),
-        Duration.ofHours(1), Optional.of(t("10:59")));
+    WindowPlanner.Plan p =
+        WindowPlanner.plan(
+            List.of(t("09:00"), t("10:00")), Duration.ofHours(1), Optional.of(t("10:59")));
 
     assertThat(p.closed()).containsExactly(t("09:00"));
     assertThat(p.deferred()).containsExactly(t("10:00"));

@@ -17,16 +17,19 @@ import java.util.List;
  * @param metrics the configured metrics (at least one)
  * @param event the event schema
  */
-public record GoldConfig(Duration watermarkDelay, TriggerSpec trigger, List<MetricSpec> metrics,
-    EventSchema event) {
+public record GoldConfig(
+    Duration watermarkDelay, TriggerSpec trigger, List<MetricSpec> metrics, EventSchema event) {
 
   /**
-   * @throws io.latelake.core.config.LakeConfigException naming the first bad key and value
-   *     (see {@link Metrics#fromConfig})
+   * @throws io.latelake.core.config.LakeConfigException naming the first bad key and value (see
+   *     {@link Metrics#fromConfig})
    */
   public static GoldConfig fromConfig(Config root) {
     Settings g = Settings.of(root).sub("lake.gold");
-    return new GoldConfig(g.positiveDuration("watermark-delay"), TriggerSpec.fromConfig(g),
-        Metrics.fromConfig(root), EventSchema.fromConfig(root));
+    return new GoldConfig(
+        g.positiveDuration("watermark-delay"),
+        TriggerSpec.fromConfig(g),
+        Metrics.fromConfig(root),
+        EventSchema.fromConfig(root));
   }
 }

@@ -14,10 +14,10 @@ import org.apache.spark.sql.Row;
 
 /**
  * Streams {@code silver_events} into one {@code gold.<metric>} table per configured metric:
- * windowed aggregates in update output mode, MERGEd per micro-batch (see {@link GoldMerge}).
- * Gold tables have change data feed enabled so readers can follow restatements.
- * {@link #run()} returns one summary per metric stream and throws
- * {@link io.latelake.core.config.LakeConfigException} when silver does not exist yet.
+ * windowed aggregates in update output mode, MERGEd per micro-batch (see {@link GoldMerge}). Gold
+ * tables have change data feed enabled so readers can follow restatements. {@link #run()} returns
+ * one summary per metric stream and throws {@link io.latelake.core.config.LakeConfigException} when
+ * silver does not exist yet.
  */
 public final class GoldJob extends StreamingJob<GoldConfig> {
   public GoldJob(JobContext context, GoldConfig config) {
@@ -31,10 +31,14 @@ public final class GoldJob extends StreamingJob<GoldConfig> {
 
   private StreamPlan plan(MetricSpec metric) {
     String path = context.tables().gold(metric.name());
-    return new StreamPlan(metric.queryName(),
+    return new StreamPlan(
+        metric.queryName(),
         lakeTable("silver_events", context.tables().silverEvents(), "silver"),
-        silver -> transform(silver, metric), path,
-        new StreamPlan.Merge(GoldLayout::tableSchema, Map.of("delta.enableChangeDataFeed", "true"),
+        silver -> transform(silver, metric),
+        path,
+        new StreamPlan.Merge(
+            GoldLayout::tableSchema,
+            Map.of("delta.enableChangeDataFeed", "true"),
             (batch, batchId) -> GoldMerge.merge(batch, batchId, path, metric)),
         config.trigger());
   }
@@ -43,8 +47,8 @@ public final class GoldJob extends StreamingJob<GoldConfig> {
   protected void checkOutput(StreamPlan plan) {
     for (MetricSpec metric : config.metrics()) {
       if (metric.queryName().equals(plan.queryName())) {
-        MetricDefinitionGuard.check(context.spark(), plan.outputPath(), metric,
-            config.watermarkDelay());
+        MetricDefinitionGuard.check(
+            context.spark(), plan.outputPath(), metric, config.watermarkDelay());
       }
     }
   }

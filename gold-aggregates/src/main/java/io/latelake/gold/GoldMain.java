@@ -6,10 +6,12 @@ import picocli.CommandLine.Command;
 
 /**
  * {@code latelake gold}: streams {@code silver_events} into the configured {@code gold.<metric>}
- * tables. spark-submit entry point: {@code --class io.latelake.gold.GoldMain}. Exit codes: 0 ok,
- * 1 runtime failure, 2 bad usage or config (silver missing, no metric included).
+ * tables. spark-submit entry point: {@code --class io.latelake.gold.GoldMain}. Exit codes: 0 ok, 1
+ * runtime failure, 2 bad usage or config (silver missing, no metric included).
  */
-@Command(name = "gold", mixinStandardHelpOptions = true,
+@Command(
+    name = "gold",
+    mixinStandardHelpOptions = true,
     description = "Stream silver_events into windowed gold metrics (update mode, MERGE).")
 public final class GoldMain extends StreamCommand<GoldConfig> {
   public GoldMain() {

@@ -10,19 +10,21 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * MERGE of one micro-batch of windowed aggregates into {@code gold.<metric>} with the metric's
- * {@link GoldMergePlan} (keyed on {@code window_start} and the group-by columns, null-safe;
- * bounded to the batch's windows so Delta skips the other files).
+ * {@link GoldMergePlan} (keyed on {@code window_start} and the group-by columns, null-safe; bounded
+ * to the batch's windows so Delta skips the other files).
  *
- * <p>Idempotent twice over: the commit carries Delta's {@code txnAppId}/{@code txnVersion}
- * (the query name with the checkpoint's query id, and the batch id), so a replayed batch is
- * skipped; and a matched row is updated only
- * when a measure changed, so re-applying the same values never touches {@code updated_at}.
+ * <p>Idempotent twice over: the commit carries Delta's {@code txnAppId}/{@code txnVersion} (the
+ * query name with the checkpoint's query id, and the batch id), so a replayed batch is skipped; and
+ * a matched row is updated only when a measure changed, so re-applying the same values never
+ * touches {@code updated_at}.
  */
 public final class GoldMerge {
   private static final String TXN_APP_ID = "spark.databricks.delta.write.txnAppId";
   private static final String TXN_VERSION = "spark.databricks.delta.write.txnVersion";
+
   /** Attempts of a MERGE that lost to a concurrent commit (a correction) before the batch fails. */
   private static final int COMMIT_ATTEMPTS = 5;
+
   private static final java.time.Duration COMMIT_BACKOFF = java.time.Duration.ofMillis(500);
 
   private GoldMerge() {}
@@ -54,13 +56,16 @@ public final class GoldMerge {
     Column on = plan.condition(batch, true);
     // Scoped to the checkpoint (its query id): a new checkpoint (backfill) starts at batch 0 again.
     String queryId = s.sparkContext().getLocalProperty("sql.streaming.queryId");
-    s.conf().set(TXN_APP_ID, "latelake-" + metric.queryName()
-        + (queryId == null ? "" : "-" + queryId));
+    s.conf()
+        .set(TXN_APP_ID, "latelake-" + metric.queryName() + (queryId == null ? "" : "-" + queryId));
     s.conf().set(TXN_VERSION, Long.toString(batchId));
     try {
       // A correction committing at the same moment makes this commit lose: try again (bounded).
-      DeltaRetry.run("gold MERGE into " + path + " (micro-batch " + batchId + ")",
-          COMMIT_ATTEMPTS, COMMIT_BACKOFF, () -> {
+      DeltaRetry.run(
+          "gold MERGE into " + path + " (micro-batch " + batchId + ")",
+          COMMIT_ATTEMPTS,
+          COMMIT_BACKOFF,
+          () -> {
             plan.execute(batch, path, on, GoldMergePlan.Stamps.stream());
             return null;
           });

@@ -35,6 +35,7 @@ import org.jfree.data.xy.XYSeriesCollection;
 public final class Charts {
   /** PNG width, pixels. */
   public static final int WIDTH = 760;
+
   /** PNG height, pixels. */
   public static final int HEIGHT = 400;
 
@@ -55,8 +56,9 @@ public final class Charts {
     }
     XYIntervalSeriesCollection data = new XYIntervalSeriesCollection();
     data.addSeries(s);
-    JFreeChart chart = ChartFactory.createXYBarChart("Lateness histogram — " + source,
-        "lateness (s, log scale)", false, "events", data);
+    JFreeChart chart =
+        ChartFactory.createXYBarChart(
+            "Lateness histogram — " + source, "lateness (s, log scale)", false, "events", data);
     XYPlot plot = chart.getXYPlot();
     plot.setDomainAxis(logAxis("lateness (s, log scale)"));
     XYBarRenderer r = (XYBarRenderer) plot.getRenderer();
@@ -66,8 +68,14 @@ public final class Charts {
     r.setSeriesOutlinePaint(0, Color.WHITE);
     r.setBarPainter(new org.jfree.chart.renderer.xy.StandardXYBarPainter());
     chart.removeLegend();
-    chart.addSubtitle(new TextTitle("not shown: " + zero + " events with lateness 0 s, "
-        + negative + " with negative lateness (clock skew)", new Font("SansSerif", Font.PLAIN, 11)));
+    chart.addSubtitle(
+        new TextTitle(
+            "not shown: "
+                + zero
+                + " events with lateness 0 s, "
+                + negative
+                + " with negative lateness (clock skew)",
+            new Font("SansSerif", Font.PLAIN, 11)));
     style(plot);
     return chart;
   }
@@ -77,8 +85,7 @@ public final class Charts {
    * @param watermarkS the configured watermark delay, seconds
    * @param horizonS the configured correction horizon, seconds
    */
-  public static JFreeChart cdf(String source, LatenessCdf cdf, double watermarkS,
-      double horizonS) {
+  public static JFreeChart cdf(String source, LatenessCdf cdf, double watermarkS, double horizonS) {
     XYSeries s = new XYSeries("share of events with lateness ≤ x", false, true);
     double[] l = cdf.levels();
     double[] v = cdf.values();
@@ -91,8 +98,9 @@ public final class Charts {
       }
     }
     XYSeriesCollection data = new XYSeriesCollection(s);
-    JFreeChart chart = ChartFactory.createXYLineChart("Cumulative lateness — " + source,
-        "lateness (s, log scale)", "share of events", data);
+    JFreeChart chart =
+        ChartFactory.createXYLineChart(
+            "Cumulative lateness — " + source, "lateness (s, log scale)", "share of events", data);
     XYPlot plot = chart.getXYPlot();
     LogAxis x = logAxis("lateness (s, log scale)");
     double lo = s.getItemCount() == 0 ? 0.001 : s.getMinX();
@@ -101,15 +109,27 @@ public final class Charts {
     plot.setDomainAxis(x);
     NumberAxis y = (NumberAxis) plot.getRangeAxis();
     y.setRange(0, 1.02);
-    plot.addDomainMarker(marker(watermarkS, "watermark " + human(watermarkS) + " ",
-        new Color(200, 60, 40), RectangleAnchor.TOP_LEFT, TextAnchor.TOP_RIGHT));
-    plot.addDomainMarker(marker(horizonS, "correction horizon " + human(horizonS) + " ",
-        new Color(40, 140, 60), RectangleAnchor.BOTTOM_LEFT, TextAnchor.BOTTOM_RIGHT));
+    plot.addDomainMarker(
+        marker(
+            watermarkS,
+            "watermark " + human(watermarkS) + " ",
+            new Color(200, 60, 40),
+            RectangleAnchor.TOP_LEFT,
+            TextAnchor.TOP_RIGHT));
+    plot.addDomainMarker(
+        marker(
+            horizonS,
+            "correction horizon " + human(horizonS) + " ",
+            new Color(40, 140, 60),
+            RectangleAnchor.BOTTOM_LEFT,
+            TextAnchor.BOTTOM_RIGHT));
     plot.getRenderer().setSeriesStroke(0, new BasicStroke(2f));
     plot.getRenderer().setSeriesPaint(0, new Color(70, 130, 180));
     chart.removeLegend();
-    chart.addSubtitle(new TextTitle(String.format("share with lateness ≤ 0 s (not on the log "
-        + "axis): %.4f", below), new Font("SansSerif", Font.PLAIN, 11)));
+    chart.addSubtitle(
+        new TextTitle(
+            String.format("share with lateness ≤ 0 s (not on the log " + "axis): %.4f", below),
+            new Font("SansSerif", Font.PLAIN, 11)));
     style(plot);
     return chart;
   }
@@ -117,7 +137,8 @@ public final class Charts {
   /**
    * @param byDay percentile name (p50, p95, p99) → (day → seconds)
    */
-  public static JFreeChart trend(String source, Map<String, Map<java.time.LocalDate, Double>> byDay) {
+  public static JFreeChart trend(
+      String source, Map<String, Map<java.time.LocalDate, Double>> byDay) {
     double lo = Double.MAX_VALUE;
     double hi = 0;
     int points = 0;
@@ -140,19 +161,29 @@ public final class Charts {
           hidden++;
           continue;
         }
-        t.addOrUpdate(new Day(d.getKey().getDayOfMonth(), d.getKey().getMonthValue(),
-            d.getKey().getYear()), d.getValue());
+        t.addOrUpdate(
+            new Day(d.getKey().getDayOfMonth(), d.getKey().getMonthValue(), d.getKey().getYear()),
+            d.getValue());
       }
       data.addSeries(t);
     }
-    JFreeChart chart = ChartFactory.createTimeSeriesChart("Lateness percentiles per arrival day — "
-        + source, "arrival day (UTC)", "lateness (s)", data, true, false, false);
+    JFreeChart chart =
+        ChartFactory.createTimeSeriesChart(
+            "Lateness percentiles per arrival day — " + source,
+            "arrival day (UTC)",
+            "lateness (s)",
+            data,
+            true,
+            false,
+            false);
     XYPlot plot = chart.getXYPlot();
     if (log) {
       plot.setRangeAxis(logAxis("lateness (s, log scale)"));
       if (hidden > 0) {
-        chart.addSubtitle(new TextTitle(hidden + " day percentiles ≤ 0 s not on the log axis",
-            new Font("SansSerif", Font.PLAIN, 11)));
+        chart.addSubtitle(
+            new TextTitle(
+                hidden + " day percentiles ≤ 0 s not on the log axis",
+                new Font("SansSerif", Font.PLAIN, 11)));
       }
     }
     XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, points / 3 <= 60);
@@ -174,8 +205,12 @@ public final class Charts {
       e.getValue().forEach((b, n) -> s.addOrUpdate(b.doubleValue(), n.doubleValue()));
       data.addSeries(s);
     }
-    JFreeChart chart = ChartFactory.createXYLineChart("Rows dropped by the watermark per "
-        + "micro-batch", "micro-batch id", "rows dropped", data);
+    JFreeChart chart =
+        ChartFactory.createXYLineChart(
+            "Rows dropped by the watermark per " + "micro-batch",
+            "micro-batch id",
+            "rows dropped",
+            data);
     XYPlot plot = chart.getXYPlot();
     plot.setRenderer(new XYLineAndShapeRenderer(true, true));
     ((NumberAxis) plot.getDomainAxis()).setStandardTickUnits(NumberAxis.createIntegerTickUnits());
@@ -183,7 +218,9 @@ public final class Charts {
     return chart;
   }
 
-  /** @return the chart as PNG bytes, rendered headless */
+  /**
+   * @return the chart as PNG bytes, rendered headless
+   */
   public static byte[] png(JFreeChart chart) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try {
@@ -204,12 +241,13 @@ public final class Charts {
     return a;
   }
 
-  private static ValueMarker marker(double x, String label, Color color, RectangleAnchor anchor,
-      TextAnchor text) {
+  private static ValueMarker marker(
+      double x, String label, Color color, RectangleAnchor anchor, TextAnchor text) {
     ValueMarker m = new ValueMarker(x);
     m.setPaint(color);
-    m.setStroke(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
-        new float[] {6f, 4f}, 0f));
+    m.setStroke(
+        new BasicStroke(
+            1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
     m.setLabel(label);
     m.setLabelPaint(color);
     m.setLabelFont(new Font("SansSerif", Font.PLAIN, 11));
@@ -225,7 +263,9 @@ public final class Charts {
     plot.setRangeGridlinePaint(new Color(220, 220, 220));
   }
 
-  /** @return seconds as a short human duration, e.g. 600 s → "10 min" */
+  /**
+   * @return seconds as a short human duration, e.g. 600 s → "10 min"
+   */
   static String human(double s) {
     if (s >= 86400 && s % 86400 == 0) {
       return (long) (s / 86400) + " d";
@@ -239,7 +279,10 @@ public final class Charts {
     if (s >= 1000) {
       return String.format("%.0f s", s);
     }
-    return java.math.BigDecimal.valueOf(s).round(new java.math.MathContext(3)).stripTrailingZeros()
-        .toPlainString() + " s";
+    return java.math.BigDecimal.valueOf(s)
+            .round(new java.math.MathContext(3))
+            .stripTrailingZeros()
+            .toPlainString()
+        + " s";
   }
 }

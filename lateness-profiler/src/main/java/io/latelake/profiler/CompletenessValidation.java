@@ -20,11 +20,11 @@ import org.apache.spark.sql.Row;
 
 /**
  * Back-test of the expected completeness ({@link LatenessCdf#windowCompleteness}) on a recorded
- * timeline: the CDF is learnt from the events that had arrived by a cutoff (the first
- * {@code 1 − holdout} share of arrivals), then for every tumbling event-time window that starts
- * after the cutoff and whose end + the largest age is within the timeline, the prediction at each
- * age a is compared with what had actually arrived by window end + a, as a share of all of the
- * window's events in the timeline.
+ * timeline: the CDF is learnt from the events that had arrived by a cutoff (the first {@code 1 −
+ * holdout} share of arrivals), then for every tumbling event-time window that starts after the
+ * cutoff and whose end + the largest age is within the timeline, the prediction at each age a is
+ * compared with what had actually arrived by window end + a, as a share of all of the window's
+ * events in the timeline.
  */
 public final class CompletenessValidation {
   private CompletenessValidation() {}
@@ -41,8 +41,15 @@ public final class CompletenessValidation {
    * @param meanAbsError mean over windows of |predicted − actual|
    * @param pooledError predicted − pooledActual (calibration error)
    */
-  public record AgeError(Duration age, long windows, long events, double predicted,
-      double pooledActual, double meanActual, double meanAbsError, double pooledError) {}
+  public record AgeError(
+      Duration age,
+      long windows,
+      long events,
+      double predicted,
+      double pooledActual,
+      double meanActual,
+      double meanAbsError,
+      double pooledError) {}
 
   /**
    * @param cutoff enqueued time that splits learning from held-out data
@@ -56,8 +63,8 @@ public final class CompletenessValidation {
   }
 
   /**
-   * @param lateness rows with {@code event_time}, {@code enqueued_time}, {@code lateness_s}
-   *     ({@link LatenessStats#lateness})
+   * @param lateness rows with {@code event_time}, {@code enqueued_time}, {@code lateness_s} ({@link
+   *     LatenessStats#lateness})
    * @param window tumbling window length (aligned to the epoch, UTC)
    * @param holdout share of the latest arrivals held out, in (0, 1)
    * @param ages window ages to predict at
@@ -66,14 +73,24 @@ public final class CompletenessValidation {
    * @return the errors per age
    * @throws IllegalArgumentException when the holdout is not in (0, 1) or no window qualifies
    */
-  public static Result run(Dataset<Row> lateness, Duration window, double holdout,
-      List<Duration> ages, int steps, int accuracy) {
+  public static Result run(
+      Dataset<Row> lateness,
+      Duration window,
+      double holdout,
+      List<Duration> ages,
+      int steps,
+      int accuracy) {
     if (!(holdout > 0 && holdout < 1)) {
-      throw new IllegalArgumentException("Invalid holdout " + holdout + ": expected a share "
-          + "strictly between 0 and 1");
+      throw new IllegalArgumentException(
+          "Invalid holdout " + holdout + ": expected a share " + "strictly between 0 and 1");
     }
-    Row bounds = lateness.agg(percentile_approx(unix_micros(col("enqueued_time")),
-        lit(1 - holdout), lit(accuracy)), max(unix_micros(col("enqueued_time")))).first();
+    Row bounds =
+        lateness
+            .agg(
+                percentile_approx(
+                    unix_micros(col("enqueued_time")), lit(1 - holdout), lit(accuracy)),
+                max(unix_micros(col("enqueued_time"))))
+            .first();
     long cutoff = bounds.getLong(0);
     long end = bounds.getLong(1);
     Column[] levels = new Column[steps + 1];
@@ -81,8 +98,12 @@ public final class CompletenessValidation {
       levels[i] = lit((double) i / steps);
     }
     Dataset<Row> train = lateness.filter(unix_micros(col("enqueued_time")).leq(cutoff));
-    Row q = train.agg(count(col("lateness_s")),
-        percentile_approx(col("lateness_s"), array(levels), lit(accuracy))).first();
+    Row q =
+        train
+            .agg(
+                count(col("lateness_s")),
+                percentile_approx(col("lateness_s"), array(levels), lit(accuracy)))
+            .first();
     List<Double> qs = q.getList(1);
     double[] lv = new double[steps + 1];
     double[] vv = new double[steps + 1];
@@ -99,17 +120,25 @@ public final class CompletenessValidation {
     aggs.add(count(lit(1)).as("total"));
     for (int i = 0; i < ages.size(); i++) {
       long a = ages.get(i).toNanos() / 1000;
-      aggs.add(count_if(unix_micros(col("enqueued_time")).leq(col("_start").plus(w + a)))
-          .as("arrived_" + i));
+      aggs.add(
+          count_if(unix_micros(col("enqueued_time")).leq(col("_start").plus(w + a)))
+              .as("arrived_" + i));
     }
-    List<Row> windows = lateness.withColumn("_start", start)
-        .filter(col("_start").geq(cutoff).and(col("_start").plus(w + maxAge).leq(end)))
-        .groupBy(col("_start"))
-        .agg(aggs.get(0), aggs.subList(1, aggs.size()).toArray(Column[]::new))
-        .collectAsList();
+    List<Row> windows =
+        lateness
+            .withColumn("_start", start)
+            .filter(col("_start").geq(cutoff).and(col("_start").plus(w + maxAge).leq(end)))
+            .groupBy(col("_start"))
+            .agg(aggs.get(0), aggs.subList(1, aggs.size()).toArray(Column[]::new))
+            .collectAsList();
     if (windows.isEmpty()) {
-      throw new IllegalArgumentException("No window of " + window + " starts after the cutoff "
-          + "and ends " + Duration.ofNanos(maxAge * 1000) + " before the timeline's end");
+      throw new IllegalArgumentException(
+          "No window of "
+              + window
+              + " starts after the cutoff "
+              + "and ends "
+              + Duration.ofNanos(maxAge * 1000)
+              + " before the timeline's end");
     }
     List<AgeError> errors = new ArrayList<>();
     double wSeconds = w / 1e6;
@@ -129,8 +158,16 @@ public final class CompletenessValidation {
         sumAbs += Math.abs(predicted - actual);
       }
       double pooled = (double) arrived / total;
-      errors.add(new AgeError(ages.get(i), windows.size(), total, predicted, pooled,
-          sumActual / windows.size(), sumAbs / windows.size(), predicted - pooled));
+      errors.add(
+          new AgeError(
+              ages.get(i),
+              windows.size(),
+              total,
+              predicted,
+              pooled,
+              sumActual / windows.size(),
+              sumAbs / windows.size(),
+              predicted - pooled));
     }
     return new Result(Instant.EPOCH.plusNanos(cutoff * 1000), q.getLong(0), errors);
   }

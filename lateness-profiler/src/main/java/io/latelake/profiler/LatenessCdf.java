@@ -20,14 +20,14 @@ import org.apache.spark.sql.Row;
  *                                    with j the largest index such that v_j ≤ a
  * </pre>
  *
- * When every lateness value occurs among the v_i (as with fewer distinct values than steps and
- * an exact {@code percentile_approx}), F(a) at a = any lateness value equals the share of values ≤
- * a exactly. Between stored values it interpolates linearly (a continuous-distribution estimate).
+ * When every lateness value occurs among the v_i (as with fewer distinct values than steps and an
+ * exact {@code percentile_approx}), F(a) at a = any lateness value equals the share of values ≤ a
+ * exactly. Between stored values it interpolates linearly (a continuous-distribution estimate).
  *
- * <p>A window [start, end) observed at time now, with events spread evenly over it, has
- * expected completeness C = (1/W) ∫_0^W F(now − end + s) ds, W = end − start: an event at time
- * end − s has arrived iff its lateness ≤ now − end + s. {@link #windowCompleteness} evaluates this
- * with the midpoint rule on 32 points; {@link #share}(now − end) is its conservative lower bound.
+ * <p>A window [start, end) observed at time now, with events spread evenly over it, has expected
+ * completeness C = (1/W) ∫_0^W F(now − end + s) ds, W = end − start: an event at time end − s has
+ * arrived iff its lateness ≤ now − end + s. {@link #windowCompleteness} evaluates this with the
+ * midpoint rule on 32 points; {@link #share}(now − end) is its conservative lower bound.
  */
 public final class LatenessCdf implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -42,13 +42,20 @@ public final class LatenessCdf implements Serializable {
    */
   public LatenessCdf(double[] levels, double[] values) {
     if (levels.length == 0 || levels.length != values.length) {
-      throw new IllegalArgumentException("Cannot build a lateness CDF from " + levels.length
-          + " levels and " + values.length + " values");
+      throw new IllegalArgumentException(
+          "Cannot build a lateness CDF from "
+              + levels.length
+              + " levels and "
+              + values.length
+              + " values");
     }
     for (int i = 1; i < levels.length; i++) {
       if (levels[i] <= levels[i - 1] || values[i] < values[i - 1]) {
-        throw new IllegalArgumentException("Cannot build a lateness CDF: levels must increase "
-            + "and values must not decrease (at index " + i + ")");
+        throw new IllegalArgumentException(
+            "Cannot build a lateness CDF: levels must increase "
+                + "and values must not decrease (at index "
+                + i
+                + ")");
       }
     }
     this.levels = levels.clone();
@@ -56,14 +63,15 @@ public final class LatenessCdf implements Serializable {
   }
 
   /**
-   * @param rows rows of {@code monitoring.lateness_cdf} of one source ({@code level},
-   *     {@code lateness_s}), any order
+   * @param rows rows of {@code monitoring.lateness_cdf} of one source ({@code level}, {@code
+   *     lateness_s}), any order
    * @return the CDF
    */
   public static LatenessCdf fromRows(List<Row> rows) {
-    List<Row> sorted = rows.stream()
-        .sorted((a, b) -> Double.compare(a.<Double>getAs("level"), b.<Double>getAs("level")))
-        .toList();
+    List<Row> sorted =
+        rows.stream()
+            .sorted((a, b) -> Double.compare(a.<Double>getAs("level"), b.<Double>getAs("level")))
+            .toList();
     double[] l = new double[sorted.size()];
     double[] v = new double[sorted.size()];
     for (int i = 0; i < l.length; i++) {
@@ -90,7 +98,9 @@ public final class LatenessCdf implements Serializable {
     return levels[j] + (levels[j + 1] - levels[j]) * frac;
   }
 
-  /** @return the largest j with values[j] ≤ a (a within [v_0, v_last)) */
+  /**
+   * @return the largest j with values[j] ≤ a (a within [v_0, v_last))
+   */
   private int upperIndex(double a) {
     int pos = Arrays.binarySearch(values, a);
     if (pos < 0) {
@@ -131,12 +141,16 @@ public final class LatenessCdf implements Serializable {
     return values[values.length - 1];
   }
 
-  /** @return the stored quantile levels */
+  /**
+   * @return the stored quantile levels
+   */
   public double[] levels() {
     return levels.clone();
   }
 
-  /** @return the stored lateness values, seconds */
+  /**
+   * @return the stored lateness values, seconds
+   */
   public double[] values() {
     return values.clone();
   }

@@ -36,21 +36,24 @@ import org.apache.spark.sql.types.DataTypes;
  * Pure {@code Dataset<Row>} transformations of the profiler; no I/O, callable from tests.
  *
  * <p><b>Percentiles.</b> Every percentile is Spark's {@code percentile_approx(lateness_s, p,
- * accuracy)}: it returns an actual lateness value, the smallest one whose rank reaches about
- * {@code ceil(p * n)}, without interpolation; the rank of the returned value is within
- * {@code n / accuracy} of that exact rank (Spark docs of {@code approx_percentile}: "1.0/accuracy
- * is the relative error of the approximation"; Greenwald–Khanna summary). With the default
- * accuracy 10000 and fewer than 10000 values per group the result is exact. Null lateness (null
- * event or enqueued time) is ignored.
+ * accuracy)}: it returns an actual lateness value, the smallest one whose rank reaches about {@code
+ * ceil(p * n)}, without interpolation; the rank of the returned value is within {@code n /
+ * accuracy} of that exact rank (Spark docs of {@code approx_percentile}: "1.0/accuracy is the
+ * relative error of the approximation"; Greenwald–Khanna summary). With the default accuracy 10000
+ * and fewer than 10000 values per group the result is exact. Null lateness (null event or enqueued
+ * time) is ignored.
  */
 public final class LatenessStats {
   /** Percentile levels of {@code monitoring.lateness_stats}, in column order. */
   public static final double[] LEVELS = {0.1, 0.5, 0.9, 0.95, 0.99, 0.999};
+
   /** Percentile columns matching {@link #LEVELS}. */
   public static final List<String> PERCENTILE_COLUMNS =
       List.of("p10_s", "p50_s", "p90_s", "p95_s", "p99_s", "p999_s");
+
   /** Kafka {@code timestampType} of CreateTime: the producer's clock, not an arrival time. */
   public static final int CREATE_TIME = 0;
+
   /** Kafka {@code timestampType} of LogAppendTime: the broker's clock. */
   public static final int LOG_APPEND_TIME = 1;
 
@@ -59,34 +62,44 @@ public final class LatenessStats {
   /**
    * Every received copy the profiler looks at, marked as measured or not.
    *
-   * <p>Input: bronze rows ({@code event_id}, {@code event_time}, {@code enqueued_time},
-   * {@code timestamp_type}, {@code ingest_date}, {@code source}, {@code error}, and the
-   * tie-break columns bronze has: {@code ingested_at}, {@code kafka_partition},
-   * {@code kafka_offset}, {@code source_file}, {@code payload}). Kept: rows with both times and
-   * {@code error} null or {@code FUTURE_EVENT_TIME} (those are the clock-skew events the profile
-   * must show, case C10; they are kept out of the streaming path, not out of the profile).
+   * <p>Input: bronze rows ({@code event_id}, {@code event_time}, {@code enqueued_time}, {@code
+   * timestamp_type}, {@code ingest_date}, {@code source}, {@code error}, and the tie-break columns
+   * bronze has: {@code ingested_at}, {@code kafka_partition}, {@code kafka_offset}, {@code
+   * source_file}, {@code payload}). Kept: rows with both times and {@code error} null or {@code
+   * FUTURE_EVENT_TIME} (those are the clock-skew events the profile must show, case C10; they are
+   * kept out of the streaming path, not out of the profile).
    *
-   * <p>Output: {@code source} string, {@code arrival_day} date (UTC date of enqueued_time),
-   * {@code ingest_date} date, {@code event_time}, {@code enqueued_time} timestamps,
-   * {@code timestamp_type} int, {@code lateness_s} double = (enqueued_time − event_time) in
-   * seconds, microsecond precision, negative for clock skew; {@code redelivery} boolean (not the
-   * first arrival of its {@code event_id} among the rows given: {@link ExactDedup}, the rule of
-   * the correction path; case C30); {@code producer_clock} boolean (Kafka CreateTime: the
-   * enqueued time is the producer's clock, not an arrival time; case C14).
+   * <p>Output: {@code source} string, {@code arrival_day} date (UTC date of enqueued_time), {@code
+   * ingest_date} date, {@code event_time}, {@code enqueued_time} timestamps, {@code timestamp_type}
+   * int, {@code lateness_s} double = (enqueued_time − event_time) in seconds, microsecond
+   * precision, negative for clock skew; {@code redelivery} boolean (not the first arrival of its
+   * {@code event_id} among the rows given: {@link ExactDedup}, the rule of the correction path;
+   * case C30); {@code producer_clock} boolean (Kafka CreateTime: the enqueued time is the
+   * producer's clock, not an arrival time; case C14).
    */
   public static Dataset<Row> arrivals(Dataset<Row> bronze) {
-    Dataset<Row> kept = bronze
-        .filter(col("event_time").isNotNull().and(col("enqueued_time").isNotNull())
-            .and(col("error").isNull().or(col("error").equalTo("FUTURE_EVENT_TIME"))));
+    Dataset<Row> kept =
+        bronze.filter(
+            col("event_time")
+                .isNotNull()
+                .and(col("enqueued_time").isNotNull())
+                .and(col("error").isNull().or(col("error").equalTo("FUTURE_EVENT_TIME"))));
     return ExactDedup.withCopyNumber(kept, "_copy")
-        .select(col("source"), to_date(col("enqueued_time")).as("arrival_day"),
-            col("ingest_date"), col("event_time"), col("enqueued_time"), col("timestamp_type"),
-            latenessSeconds().as("lateness_s"), col("_copy").gt(1).as("redelivery"),
-            coalesce(col("timestamp_type").equalTo(CREATE_TIME), lit(false))
-                .as("producer_clock"));
+        .select(
+            col("source"),
+            to_date(col("enqueued_time")).as("arrival_day"),
+            col("ingest_date"),
+            col("event_time"),
+            col("enqueued_time"),
+            col("timestamp_type"),
+            latenessSeconds().as("lateness_s"),
+            col("_copy").gt(1).as("redelivery"),
+            coalesce(col("timestamp_type").equalTo(CREATE_TIME), lit(false)).as("producer_clock"));
   }
 
-  /** @return whether an {@link #arrivals} row is measured: a first arrival on a broker clock */
+  /**
+   * @return whether an {@link #arrivals} row is measured: a first arrival on a broker clock
+   */
   public static Column measured() {
     return not(col("redelivery")).and(not(col("producer_clock")));
   }
@@ -102,15 +115,15 @@ public final class LatenessStats {
   }
 
   /**
-   * Whether each event would have been behind the watermark in arrival order: its event time is
-   * at or before (the largest event time among the same source's events enqueued strictly
-   * earlier) − delay. This is Spark's rule (a row is late when event time ≤ watermark, the
-   * watermark being max event time seen − delay) with the watermark moved after every arrival,
-   * the limit of small micro-batches; it counts what a watermark of {@code delay} drops, while
-   * "lateness &gt; delay" only bounds it from above — and misses the on-time events that a
-   * future-dated event pushes behind the watermark (case C10). Events enqueued before the profiled range
-   * are not seen, so the first arrivals of a range have a lower watermark than live.
-   * Computed with a window ordered by enqueued time per source (one sorted task per source).
+   * Whether each event would have been behind the watermark in arrival order: its event time is at
+   * or before (the largest event time among the same source's events enqueued strictly earlier) −
+   * delay. This is Spark's rule (a row is late when event time ≤ watermark, the watermark being max
+   * event time seen − delay) with the watermark moved after every arrival, the limit of small
+   * micro-batches; it counts what a watermark of {@code delay} drops, while "lateness &gt; delay"
+   * only bounds it from above — and misses the on-time events that a future-dated event pushes
+   * behind the watermark (case C10). Events enqueued before the profiled range are not seen, so the
+   * first arrivals of a range have a lower watermark than live. Computed with a window ordered by
+   * enqueued time per source (one sorted task per source).
    *
    * @param delaySeconds the watermark delay, seconds
    * @return a boolean column (false for the first arrival of a source)
@@ -121,21 +134,25 @@ public final class LatenessStats {
             .orderBy(unix_micros(col("enqueued_time")))
             .rangeBetween(org.apache.spark.sql.expressions.Window.unboundedPreceding(), -1);
     Column maxEarlier = max(unix_micros(col("event_time"))).over(earlier);
-    return org.apache.spark.sql.functions.coalesce(unix_micros(col("event_time"))
-        .leq(maxEarlier.minus(Math.round(delaySeconds * 1e6))), lit(false));
+    return org.apache.spark.sql.functions.coalesce(
+        unix_micros(col("event_time")).leq(maxEarlier.minus(Math.round(delaySeconds * 1e6))),
+        lit(false));
   }
 
-  /** @return (enqueued_time − event_time) in seconds, microsecond precision */
+  /**
+   * @return (enqueued_time − event_time) in seconds, microsecond precision
+   */
   public static Column latenessSeconds() {
-    return unix_micros(col("enqueued_time")).minus(unix_micros(col("event_time")))
+    return unix_micros(col("enqueued_time"))
+        .minus(unix_micros(col("event_time")))
         .divide(1_000_000.0);
   }
 
   /**
    * The percentile levels of {@link #summary}'s {@code quantiles}, in order: {@link #LEVELS} (the
-   * rows of {@link #statsOf}), then {@code i / cdfSteps} for {@code i = 0..cdfSteps} ({@link #cdf}),
-   * then {@code lake.profiler.watermark-coverage} and {@code correction-coverage}
-   * ({@link #advice}).
+   * rows of {@link #statsOf}), then {@code i / cdfSteps} for {@code i = 0..cdfSteps} ({@link
+   * #cdf}), then {@code lake.profiler.watermark-coverage} and {@code correction-coverage} ({@link
+   * #advice}).
    */
   static double[] summaryLevels(ProfilerConfig cfg) {
     List<Double> levels = new ArrayList<>();
@@ -158,25 +175,24 @@ public final class LatenessStats {
   /**
    * Every figure of a profile run, in one aggregation over {@link #arrivals}: one row per source
    * and arrival day, and one row per source over all the rows given ({@code arrival_day} null).
-   * {@link #statsOf}, {@link #cdf} and {@link #advice} derive their rows from these, so a run
-   * reads bronze once and aggregates once.
+   * {@link #statsOf}, {@link #cdf} and {@link #advice} derive their rows from these, so a run reads
+   * bronze once and aggregates once.
    *
-   * <p>How: each row is counted in its day's group and in its source's group (the rows are
-   * emitted once per group), with one {@code percentile_approx} per group at all
-   * {@link #summaryLevels}. The behind-the-watermark flag needs a source's rows in arrival order
-   * (a window per source, {@link #behindWatermark}); it is counted in a second branch of the same
-   * query and joined on the group, so the percentiles see the partitions of the scan, not the
-   * window's single task per source. Both branches read the same shuffle of the dedup: bronze is
-   * scanned once.
+   * <p>How: each row is counted in its day's group and in its source's group (the rows are emitted
+   * once per group), with one {@code percentile_approx} per group at all {@link #summaryLevels}.
+   * The behind-the-watermark flag needs a source's rows in arrival order (a window per source,
+   * {@link #behindWatermark}); it is counted in a second branch of the same query and joined on the
+   * group, so the percentiles see the partitions of the scan, not the window's single task per
+   * source. Both branches read the same shuffle of the dedup: bronze is scanned once.
    *
-   * <p>Measured rows ({@link #measured}) as in {@link #stats}. Output (seconds, UTC):
-   * {@code source} string, {@code arrival_day} date (null: the group over all days),
-   * {@code n} long, {@code mean_s}, {@code stddev_s}, {@code min_s} double, {@code quantiles}
-   * array of double (at {@link #summaryLevels}; null when n = 0), {@code max_s} double,
-   * {@code negative_count}, {@code beyond_watermark_count}, {@code beyond_correction_count},
-   * {@code after_publish_count}, {@code create_time_count}, {@code log_append_count} (measured
-   * rows with Kafka LogAppendTime), {@code redelivery_count}, {@code received_count} (every
-   * received copy), {@code behind_watermark_count} long.
+   * <p>Measured rows ({@link #measured}) as in {@link #stats}. Output (seconds, UTC): {@code
+   * source} string, {@code arrival_day} date (null: the group over all days), {@code n} long,
+   * {@code mean_s}, {@code stddev_s}, {@code min_s} double, {@code quantiles} array of double (at
+   * {@link #summaryLevels}; null when n = 0), {@code max_s} double, {@code negative_count}, {@code
+   * beyond_watermark_count}, {@code beyond_correction_count}, {@code after_publish_count}, {@code
+   * create_time_count}, {@code log_append_count} (measured rows with Kafka LogAppendTime), {@code
+   * redelivery_count}, {@code received_count} (every received copy), {@code behind_watermark_count}
+   * long.
    *
    * @param arrivals output of {@link #arrivals} (or of {@link #lateness})
    * @param cfg thresholds, accuracy, CDF steps and advice targets
@@ -188,18 +204,28 @@ public final class LatenessStats {
     Column m = measured();
     // the lateness of measured rows only; null (ignored by every aggregate) for the others
     Column l = when(m, col("lateness_s"));
-    Column afterPublish = m.and(unix_micros(col("enqueued_time"))
-        .gt(unix_micros(date_trunc("DAY", col("event_time"))).plus(publishMicros)));
-    Column levels = array(java.util.Arrays.stream(summaryLevels(cfg)).mapToObj(v -> lit(v))
-        .toArray(Column[]::new));
+    Column afterPublish =
+        m.and(
+            unix_micros(col("enqueued_time"))
+                .gt(unix_micros(date_trunc("DAY", col("event_time"))).plus(publishMicros)));
+    Column levels =
+        array(
+            java.util.Arrays.stream(summaryLevels(cfg))
+                .mapToObj(v -> lit(v))
+                .toArray(Column[]::new));
     // each row once in its day's group and once in its source's group over all days (null day)
     Column groups = explode(array(col("arrival_day"), lit(null).cast(DataTypes.DateType)));
-    Dataset<Row> behind = arrivals.filter(m).withColumn("_behind", behindWatermark(wm))
-        .select(col("source").as("_b_source"), groups.as("_b_day"), col("_behind"))
-        .groupBy(col("_b_source"), col("_b_day"))
-        .agg(count_if(col("_behind")).as("_behind_count"));
-    return arrivals.select(col("*"), groups.as("_day"))
-        .groupBy(col("source"), col("_day").as("arrival_day")).agg(
+    Dataset<Row> behind =
+        arrivals
+            .filter(m)
+            .withColumn("_behind", behindWatermark(wm))
+            .select(col("source").as("_b_source"), groups.as("_b_day"), col("_behind"))
+            .groupBy(col("_b_source"), col("_b_day"))
+            .agg(count_if(col("_behind")).as("_behind_count"));
+    return arrivals
+        .select(col("*"), groups.as("_day"))
+        .groupBy(col("source"), col("_day").as("arrival_day"))
+        .agg(
             count(l).as("n"),
             avg(l).as("mean_s"),
             stddev_samp(l).as("stddev_s"),
@@ -211,12 +237,15 @@ public final class LatenessStats {
             count_if(l.gt(horizon)).as("beyond_correction_count"),
             count_if(afterPublish).as("after_publish_count"),
             count_if(col("producer_clock").and(not(col("redelivery")))).as("create_time_count"),
-            count_if(m.and(col("timestamp_type").equalTo(LOG_APPEND_TIME)))
-                .as("log_append_count"),
+            count_if(m.and(col("timestamp_type").equalTo(LOG_APPEND_TIME))).as("log_append_count"),
             count_if(col("redelivery")).as("redelivery_count"),
             count(lit(1)).as("received_count"))
-        .join(behind, col("source").equalTo(col("_b_source"))
-            .and(col("arrival_day").eqNullSafe(col("_b_day"))), "left")
+        .join(
+            behind,
+            col("source")
+                .equalTo(col("_b_source"))
+                .and(col("arrival_day").eqNullSafe(col("_b_day"))),
+            "left")
         .withColumn("behind_watermark_count", coalesce(col("_behind_count"), lit(0L)))
         .drop("_b_source", "_b_day", "_behind_count");
   }
@@ -225,34 +254,31 @@ public final class LatenessStats {
    * Lateness statistics per source and arrival day: the rows of {@code monitoring.lateness_stats}.
    * {@link #statsOf} over {@link #summary}.
    *
-   * <p>Measured rows ({@link #measured}): first arrivals on a broker clock. {@code n}, the
-   * moments, percentiles and every {@code *_count}/{@code *_share} but the two below are over
-   * them (a share is null when n = 0). Kafka CreateTime first arrivals are counted in
-   * {@code create_time_count} and not measured; redelivered copies in {@code redelivery_count},
-   * with {@code redelivery_share} = redeliveries / all received rows of the source and day.
+   * <p>Measured rows ({@link #measured}): first arrivals on a broker clock. {@code n}, the moments,
+   * percentiles and every {@code *_count}/{@code *_share} but the two below are over them (a share
+   * is null when n = 0). Kafka CreateTime first arrivals are counted in {@code create_time_count}
+   * and not measured; redelivered copies in {@code redelivery_count}, with {@code redelivery_share}
+   * = redeliveries / all received rows of the source and day.
    *
    * <p>Output schema (seconds, UTC): {@code source} string, {@code arrival_day} date, {@code n}
-   * long, {@code mean_s}, {@code stddev_s} (sample; null when n = 1), {@code min_s},
-   * {@code p10_s}, {@code p50_s}, {@code p90_s}, {@code p95_s}, {@code p99_s}, {@code p999_s},
-   * {@code max_s} double, {@code negative_count} long and {@code negative_share} double (lateness
-   * &lt; 0: clock skew), {@code beyond_watermark_count}/{@code _share} (lateness &gt; watermark
-   * delay: what the watermark drops, bounded from above when clocks are not skewed),
-   * {@code behind_watermark_count}/
-   * {@code _share} (behind the watermark in arrival order, {@link #behindWatermark}: what it
-   * drops), {@code beyond_correction_count}/{@code _share} (lateness &gt;
-   * {@code lake.correction.horizon}: arrived after the window was settled),
-   * {@code after_publish_count}/{@code _share} (enqueued
-   * after the publish time of the event's own UTC day = day start + publish-after),
-   * {@code create_time_count} long (events with Kafka CreateTime: left out of every figure
-   * above), {@code clock_basis} string ({@code broker} all measured rows LogAppendTime,
-   * {@code producer-clock} only CreateTime rows — nothing measured, n = 0 —,
-   * {@code mixed-producer-clock} some CreateTime rows left out, {@code captured} files/replays),
-   * {@code watermark_delay_s}, {@code correction_horizon_s}, {@code publish_after_s} double,
-   * {@code accuracy} int, {@code computed_at} timestamp, {@code redelivery_count} long
-   * (received copies that are not their event's first arrival), {@code redelivery_share} double.
+   * long, {@code mean_s}, {@code stddev_s} (sample; null when n = 1), {@code min_s}, {@code p10_s},
+   * {@code p50_s}, {@code p90_s}, {@code p95_s}, {@code p99_s}, {@code p999_s}, {@code max_s}
+   * double, {@code negative_count} long and {@code negative_share} double (lateness &lt; 0: clock
+   * skew), {@code beyond_watermark_count}/{@code _share} (lateness &gt; watermark delay: what the
+   * watermark drops, bounded from above when clocks are not skewed), {@code
+   * behind_watermark_count}/ {@code _share} (behind the watermark in arrival order, {@link
+   * #behindWatermark}: what it drops), {@code beyond_correction_count}/{@code _share} (lateness
+   * &gt; {@code lake.correction.horizon}: arrived after the window was settled), {@code
+   * after_publish_count}/{@code _share} (enqueued after the publish time of the event's own UTC day
+   * = day start + publish-after), {@code create_time_count} long (events with Kafka CreateTime:
+   * left out of every figure above), {@code clock_basis} string ({@code broker} all measured rows
+   * LogAppendTime, {@code producer-clock} only CreateTime rows — nothing measured, n = 0 —, {@code
+   * mixed-producer-clock} some CreateTime rows left out, {@code captured} files/replays), {@code
+   * watermark_delay_s}, {@code correction_horizon_s}, {@code publish_after_s} double, {@code
+   * accuracy} int, {@code computed_at} timestamp, {@code redelivery_count} long (received copies
+   * that are not their event's first arrival), {@code redelivery_share} double.
    *
-   * @param arrivals output of {@link #arrivals} (or of {@link #lateness}: nothing is then left
-   *     out)
+   * @param arrivals output of {@link #arrivals} (or of {@link #lateness}: nothing is then left out)
    * @param cfg thresholds and accuracy
    * @param computedAt the run's time
    */
@@ -264,24 +290,37 @@ public final class LatenessStats {
    * The rows of {@code monitoring.lateness_stats} ({@link #stats} schema) from the per-day rows of
    * a {@link #summary} made with the same {@code cfg}.
    */
-  public static Dataset<Row> statsOf(Dataset<Row> summary, ProfilerConfig cfg,
-      Instant computedAt) {
-    List<Column> out = new ArrayList<>(List.of(col("source"), col("arrival_day"), col("n"),
-        col("mean_s"), col("stddev_s"), col("min_s")));
+  public static Dataset<Row> statsOf(Dataset<Row> summary, ProfilerConfig cfg, Instant computedAt) {
+    List<Column> out =
+        new ArrayList<>(
+            List.of(
+                col("source"),
+                col("arrival_day"),
+                col("n"),
+                col("mean_s"),
+                col("stddev_s"),
+                col("min_s")));
     for (int i = 0; i < LEVELS.length; i++) {
       out.add(element_at(col("quantiles"), i + 1).as(PERCENTILE_COLUMNS.get(i)));
     }
     out.add(col("max_s"));
-    for (String c : List.of("negative", "beyond_watermark", "behind_watermark",
-        "beyond_correction", "after_publish")) {
+    for (String c :
+        List.of(
+            "negative",
+            "beyond_watermark",
+            "behind_watermark",
+            "beyond_correction",
+            "after_publish")) {
       out.add(col(c + "_count"));
       out.add(when(col("n").gt(0), col(c + "_count").divide(col("n"))).as(c + "_share"));
     }
     out.add(col("create_time_count"));
-    out.add(when(col("create_time_count").gt(0).and(col("n").equalTo(0)), lit("producer-clock"))
-        .when(col("create_time_count").gt(0), lit("mixed-producer-clock"))
-        .when(col("log_append_count").equalTo(col("n")), lit("broker"))
-        .otherwise(lit("captured")).as("clock_basis"));
+    out.add(
+        when(col("create_time_count").gt(0).and(col("n").equalTo(0)), lit("producer-clock"))
+            .when(col("create_time_count").gt(0), lit("mixed-producer-clock"))
+            .when(col("log_append_count").equalTo(col("n")), lit("broker"))
+            .otherwise(lit("captured"))
+            .as("clock_basis"));
     out.add(lit(cfg.watermarkDelaySeconds()).as("watermark_delay_s"));
     out.add(lit(cfg.correctionHorizonSeconds()).as("correction_horizon_s"));
     out.add(lit(cfg.publishAfter().toNanos() / 1e9).as("publish_after_s"));
@@ -293,47 +332,51 @@ public final class LatenessStats {
   }
 
   /**
-   * The lateness distribution per source over the whole range, as quantiles: the rows of
-   * {@code monitoring.lateness_cdf}, from the per-source rows of a {@link #summary} made with the
-   * same {@code cfg} (sources with measured events).
+   * The lateness distribution per source over the whole range, as quantiles: the rows of {@code
+   * monitoring.lateness_cdf}, from the per-source rows of a {@link #summary} made with the same
+   * {@code cfg} (sources with measured events).
    *
-   * <p>Output: {@code source} string, {@code from_day}, {@code to_day} date, {@code n} long,
-   * {@code level} double (i / steps, i = 0..steps, steps = {@code lake.profiler.cdf-steps}),
-   * {@code lateness_s} double (the {@code percentile_approx} value at that level),
-   * {@code computed_at} timestamp.
+   * <p>Output: {@code source} string, {@code from_day}, {@code to_day} date, {@code n} long, {@code
+   * level} double (i / steps, i = 0..steps, steps = {@code lake.profiler.cdf-steps}), {@code
+   * lateness_s} double (the {@code percentile_approx} value at that level), {@code computed_at}
+   * timestamp.
    */
-  public static Dataset<Row> cdf(Dataset<Row> summary, DayRange range, ProfilerConfig cfg,
-      Instant computedAt) {
+  public static Dataset<Row> cdf(
+      Dataset<Row> summary, DayRange range, ProfilerConfig cfg, Instant computedAt) {
     int steps = cfg.cdfSteps();
     Column values = slice(col("quantiles"), LEVELS.length + 1, steps + 1);
-    return summary.filter(col("arrival_day").isNull().and(col("n").gt(0)))
+    return summary
+        .filter(col("arrival_day").isNull().and(col("n").gt(0)))
         .select(col("source"), col("n"), posexplode(values).as(new String[] {"_i", "_v"}))
-        .select(col("source"), lit(java.sql.Date.valueOf(range.from())).as("from_day"),
-            lit(java.sql.Date.valueOf(range.to())).as("to_day"), col("n"),
+        .select(
+            col("source"),
+            lit(java.sql.Date.valueOf(range.from())).as("from_day"),
+            lit(java.sql.Date.valueOf(range.to())).as("to_day"),
+            col("n"),
             col("_i").cast(DataTypes.DoubleType).divide(steps).as("level"),
-            col("_v").as("lateness_s"), lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));
+            col("_v").as("lateness_s"),
+            lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));
   }
 
   /**
-   * Watermark and correction advice per source over the whole range: the rows of
-   * {@code monitoring.watermark_advice}, from the per-source rows of a {@link #summary} made with
-   * the same {@code cfg} (sources with measured events).
+   * Watermark and correction advice per source over the whole range: the rows of {@code
+   * monitoring.watermark_advice}, from the per-source rows of a {@link #summary} made with the same
+   * {@code cfg} (sources with measured events).
    *
-   * <p>One row per source and target: {@code source} string, {@code from_day}, {@code to_day}
-   * date, {@code n} long, {@code kind} string ({@code watermark} or {@code correction}),
-   * {@code coverage} double (the target share), {@code advised_delay_s} double (the
-   * {@code percentile_approx} lateness at that share: a watermark delay / correction lookback of
-   * at least this would have covered the target share of the range's events),
-   * {@code configured_delay_s} double (the configured watermark delay, or correction horizon),
-   * {@code configured_beyond_count} long and {@code configured_beyond_share} double (events with
-   * lateness &gt; the configured value: an upper bound of the watermark's drops, or never
-   * corrected), {@code configured_dropped_count} long and {@code configured_dropped_share} double
-   * (watermark rows only: behind the configured watermark in arrival order,
-   * {@link #behindWatermark} — what it would have dropped; null on the correction row),
-   * {@code computed_at} timestamp.
+   * <p>One row per source and target: {@code source} string, {@code from_day}, {@code to_day} date,
+   * {@code n} long, {@code kind} string ({@code watermark} or {@code correction}), {@code coverage}
+   * double (the target share), {@code advised_delay_s} double (the {@code percentile_approx}
+   * lateness at that share: a watermark delay / correction lookback of at least this would have
+   * covered the target share of the range's events), {@code configured_delay_s} double (the
+   * configured watermark delay, or correction horizon), {@code configured_beyond_count} long and
+   * {@code configured_beyond_share} double (events with lateness &gt; the configured value: an
+   * upper bound of the watermark's drops, or never corrected), {@code configured_dropped_count}
+   * long and {@code configured_dropped_share} double (watermark rows only: behind the configured
+   * watermark in arrival order, {@link #behindWatermark} — what it would have dropped; null on the
+   * correction row), {@code computed_at} timestamp.
    */
-  public static Dataset<Row> advice(Dataset<Row> summary, DayRange range, ProfilerConfig cfg,
-      Instant computedAt) {
+  public static Dataset<Row> advice(
+      Dataset<Row> summary, DayRange range, ProfilerConfig cfg, Instant computedAt) {
     List<Double> targets = adviceTargets(cfg);
     int first = LEVELS.length + cfg.cdfSteps() + 1;
     double wm = cfg.watermarkDelaySeconds();
@@ -342,21 +385,30 @@ public final class LatenessStats {
     for (int i = 0; i < targets.size(); i++) {
       boolean correction = i == targets.size() - 1;
       Column beyond = col(correction ? "beyond_correction_count" : "beyond_watermark_count");
-      items[i] = struct(lit(correction ? "correction" : "watermark").as("kind"),
-          lit(targets.get(i)).as("coverage"),
-          element_at(col("quantiles"), first + i + 1).as("advised_delay_s"),
-          lit(correction ? horizon : wm).as("configured_delay_s"),
-          beyond.as("configured_beyond_count"),
-          beyond.divide(col("n")).as("configured_beyond_share"),
-          (correction ? lit(null).cast(DataTypes.LongType) : col("behind_watermark_count"))
-              .as("configured_dropped_count"),
-          (correction ? lit(null).cast(DataTypes.DoubleType)
-              : col("behind_watermark_count").divide(col("n"))).as("configured_dropped_share"));
+      items[i] =
+          struct(
+              lit(correction ? "correction" : "watermark").as("kind"),
+              lit(targets.get(i)).as("coverage"),
+              element_at(col("quantiles"), first + i + 1).as("advised_delay_s"),
+              lit(correction ? horizon : wm).as("configured_delay_s"),
+              beyond.as("configured_beyond_count"),
+              beyond.divide(col("n")).as("configured_beyond_share"),
+              (correction ? lit(null).cast(DataTypes.LongType) : col("behind_watermark_count"))
+                  .as("configured_dropped_count"),
+              (correction
+                      ? lit(null).cast(DataTypes.DoubleType)
+                      : col("behind_watermark_count").divide(col("n")))
+                  .as("configured_dropped_share"));
     }
-    return summary.filter(col("arrival_day").isNull().and(col("n").gt(0)))
+    return summary
+        .filter(col("arrival_day").isNull().and(col("n").gt(0)))
         .select(col("source"), col("n"), explode(array(items)).as("_a"))
-        .select(col("source"), lit(java.sql.Date.valueOf(range.from())).as("from_day"),
-            lit(java.sql.Date.valueOf(range.to())).as("to_day"), col("n"), col("_a.*"),
+        .select(
+            col("source"),
+            lit(java.sql.Date.valueOf(range.from())).as("from_day"),
+            lit(java.sql.Date.valueOf(range.to())).as("to_day"),
+            col("n"),
+            col("_a.*"),
             lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));
   }
 }

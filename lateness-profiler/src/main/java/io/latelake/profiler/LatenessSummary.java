@@ -26,25 +26,39 @@ public final class LatenessSummary {
    * @return the report written
    * @throws io.latelake.core.config.LakeConfigException on a bad {@code lake.profiler} config
    */
-  public static ReportJob.Result run(PrintWriter out, SparkSession spark, Config config,
-      Instant firstArrival, Instant lastArrival) {
+  public static ReportJob.Result run(
+      PrintWriter out,
+      SparkSession spark,
+      Config config,
+      Instant firstArrival,
+      Instant lastArrival) {
     ProfilerConfig cfg = ProfilerConfig.fromConfig(config);
     TableRegistry tables = TableRegistry.fromConfig(config);
-    DayRange range = new DayRange(LocalDate.ofInstant(firstArrival, ZoneOffset.UTC),
-        LocalDate.ofInstant(lastArrival, ZoneOffset.UTC));
+    DayRange range =
+        new DayRange(
+            LocalDate.ofInstant(firstArrival, ZoneOffset.UTC),
+            LocalDate.ofInstant(lastArrival, ZoneOffset.UTC));
     long t0 = System.nanoTime();
     long rows = ProfileJob.readLateness(spark, tables, range, cfg.dedupHorizon()).count();
     double countS = (System.nanoTime() - t0) / 1e9;
     ProfileJob.Result p = new ProfileJob(spark, cfg, tables, range, Clock.systemUTC()).run();
     ReportJob.Result r = new ReportJob(spark, cfg, tables, range, Clock.systemUTC()).run();
-    out.printf("%n== lateness profile, arrival days %s (lateness = enqueued - event time) ==%n",
-        range);
-    out.println("  source | arrival day | n | p50 s | p95 s | p99 s | max s | skew share | "
-        + "lateness > watermark | behind the watermark in arrival order");
+    out.printf(
+        "%n== lateness profile, arrival days %s (lateness = enqueued - event time) ==%n", range);
+    out.println(
+        "  source | arrival day | n | p50 s | p95 s | p99 s | max s | skew share | "
+            + "lateness > watermark | behind the watermark in arrival order");
     for (Row s : p.stats()) {
-      out.printf("  %s | %s | %,d | %s | %s | %s | %s | %.6f | %,d (%.4f%%) | %,d (%.4f%%)%s%n",
-          s.getAs("source"), s.getAs("arrival_day"), s.<Long>getAs("n"), s.getAs("p50_s"),
-          s.getAs("p95_s"), s.getAs("p99_s"), s.getAs("max_s"), s.<Double>getAs("negative_share"),
+      out.printf(
+          "  %s | %s | %,d | %s | %s | %s | %s | %.6f | %,d (%.4f%%) | %,d (%.4f%%)%s%n",
+          s.getAs("source"),
+          s.getAs("arrival_day"),
+          s.<Long>getAs("n"),
+          s.getAs("p50_s"),
+          s.getAs("p95_s"),
+          s.getAs("p99_s"),
+          s.getAs("max_s"),
+          s.<Double>getAs("negative_share"),
           s.<Long>getAs("beyond_watermark_count"),
           s.<Double>getAs("beyond_watermark_share") * 100,
           s.<Long>getAs("behind_watermark_count"),
@@ -54,17 +68,25 @@ public final class LatenessSummary {
     for (Row a : p.advice()) {
       boolean wm = "watermark".equals(a.getAs("kind"));
       if (wm) {
-        out.printf("  advice %s: watermark delay covering %s%% needs %s s; the configured %s s "
+        out.printf(
+            "  advice %s: watermark delay covering %s%% needs %s s; the configured %s s "
                 + "would drop %,d events (%.4f%%) in arrival order (lateness above it: %,d)%n",
-            a.getAs("source"), a.<Double>getAs("coverage") * 100, a.getAs("advised_delay_s"),
-            a.getAs("configured_delay_s"), a.<Long>getAs("configured_dropped_count"),
+            a.getAs("source"),
+            a.<Double>getAs("coverage") * 100,
+            a.getAs("advised_delay_s"),
+            a.getAs("configured_delay_s"),
+            a.<Long>getAs("configured_dropped_count"),
             a.<Double>getAs("configured_dropped_share") * 100,
             a.<Long>getAs("configured_beyond_count"));
       } else {
-        out.printf("  advice %s: correction horizon covering %s%% needs %s s; with the configured "
-                + "%s s, %,d events (%.4f%%) restate settled windows%n", a.getAs("source"),
-            a.<Double>getAs("coverage") * 100, a.getAs("advised_delay_s"),
-            a.getAs("configured_delay_s"), a.<Long>getAs("configured_beyond_count"),
+        out.printf(
+            "  advice %s: correction horizon covering %s%% needs %s s; with the configured "
+                + "%s s, %,d events (%.4f%%) restate settled windows%n",
+            a.getAs("source"),
+            a.<Double>getAs("coverage") * 100,
+            a.getAs("advised_delay_s"),
+            a.getAs("configured_delay_s"),
+            a.<Long>getAs("configured_beyond_count"),
             a.<Double>getAs("configured_beyond_share") * 100);
       }
     }
@@ -72,7 +94,8 @@ public final class LatenessSummary {
     for (Row a : p.alerts()) {
       out.printf("    %s%n", a.<String>getAs("message"));
     }
-    out.printf("  profiler wall time %.1f s; a plain count() of the same %,d bronze rows %.1f s%n",
+    out.printf(
+        "  profiler wall time %.1f s; a plain count() of the same %,d bronze rows %.1f s%n",
         p.wallTime().toNanos() / 1e9, rows, countS);
     out.printf("lateness report: %s%n", r.html().toAbsolutePath());
     out.flush();

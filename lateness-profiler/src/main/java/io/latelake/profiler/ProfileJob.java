@@ -22,27 +22,27 @@ import org.slf4j.LoggerFactory;
  * The profile run: reads {@code bronze_events} for a range of arrival days and writes
  *
  * <ul>
- *   <li>{@code monitoring.lateness_stats} — per source and arrival day (schema in
- *       {@link LatenessStats#stats}); the rows of the range's days are replaced atomically
- *       (Delta {@code replaceWhere} on {@code arrival_day}), so re-running for the same days
- *       leaves one row per (source, day);</li>
- *   <li>{@code monitoring.lateness_cdf} — the quantiles per source over the range
- *       ({@link LatenessStats#cdf}); overwritten: it holds the latest run's distribution;</li>
- *   <li>{@code monitoring.watermark_advice} — ({@link LatenessStats#advice}); overwritten;</li>
+ *   <li>{@code monitoring.lateness_stats} — per source and arrival day (schema in {@link
+ *       LatenessStats#stats}); the rows of the range's days are replaced atomically (Delta {@code
+ *       replaceWhere} on {@code arrival_day}), so re-running for the same days leaves one row per
+ *       (source, day);
+ *   <li>{@code monitoring.lateness_cdf} — the quantiles per source over the range ({@link
+ *       LatenessStats#cdf}); overwritten: it holds the latest run's distribution;
+ *   <li>{@code monitoring.watermark_advice} — ({@link LatenessStats#advice}); overwritten;
  *   <li>{@code monitoring.alerts} — appended: SLA rules ({@link Alerts#fromRules}) and the
- *       watermark-drop alert over {@code monitoring.stream_progress} ({@link Alerts#fromDrops}).</li>
+ *       watermark-drop alert over {@code monitoring.stream_progress} ({@link Alerts#fromDrops}).
  * </ul>
  *
  * <p><b>What is measured.</b> Events, not copies: of the copies of an {@code event_id}, the first
- * arrival ({@link io.latelake.core.dedup.ExactDedup}, the correction path's rule) is measured,
- * the others are counted as redeliveries; Kafka CreateTime rows are counted apart and never
- * measured (their enqueued time is the producer's clock).
+ * arrival ({@link io.latelake.core.dedup.ExactDedup}, the correction path's rule) is measured, the
+ * others are counted as redeliveries; Kafka CreateTime rows are counted apart and never measured
+ * (their enqueued time is the producer's clock).
  *
  * <p><b>What is read.</b> Bronze rows whose UTC {@code to_date(enqueued_time)} lies in the range.
- * Bronze is partitioned by {@code ingest_date}; the read carries the partition filter
- * {@code ingest_date >= from − 1 day} (a record is ingested after it arrived; one day of slack
- * for clock differences) widened by the id horizon for the dedup, so older partitions are pruned,
- * never listed or read.
+ * Bronze is partitioned by {@code ingest_date}; the read carries the partition filter {@code
+ * ingest_date >= from − 1 day} (a record is ingested after it arrived; one day of slack for clock
+ * differences) widened by the id horizon for the dedup, so older partitions are pruned, never
+ * listed or read.
  */
 public final class ProfileJob {
   private static final Logger LOG = LoggerFactory.getLogger(ProfileJob.class);
@@ -56,15 +56,17 @@ public final class ProfileJob {
    * @param alerts the rows appended to {@code monitoring.alerts}
    * @param wallTime wall time of the run
    */
-  public record Result(DayRange range, List<Row> stats, List<Row> advice, List<Row> alerts,
-      Duration wallTime) {
+  public record Result(
+      DayRange range, List<Row> stats, List<Row> advice, List<Row> alerts, Duration wallTime) {
     public Result {
       stats = List.copyOf(stats);
       advice = List.copyOf(advice);
       alerts = List.copyOf(alerts);
     }
 
-    /** @return true when any alert fired (the command exits 3) */
+    /**
+     * @return true when any alert fired (the command exits 3)
+     */
     public boolean alerted() {
       return !alerts.isEmpty();
     }
@@ -80,8 +82,8 @@ public final class ProfileJob {
    * @param range arrival days to profile (validated)
    * @param clock gives {@code computed_at} / {@code raised_at}
    */
-  public ProfileJob(SparkSession spark, ProfilerConfig cfg, TableRegistry tables, DayRange range,
-      Clock clock) {
+  public ProfileJob(
+      SparkSession spark, ProfilerConfig cfg, TableRegistry tables, DayRange range, Clock clock) {
     this.spark = spark;
     this.cfg = cfg;
     this.tables = tables;
@@ -90,30 +92,40 @@ public final class ProfileJob {
   }
 
   /**
-   * Received copies of the range ({@link LatenessStats#arrivals} schema), first arrivals told
-   * from redeliveries over the id horizon: bronze is read from ingest date
-   * {@code from − 1 day − dedupHorizon} on, so a copy that first arrived before the range makes
-   * its in-range copy a redelivery; the rows returned are those with ingest date
-   * {@code >= from − 1 day} and an arrival day in the range.
+   * Received copies of the range ({@link LatenessStats#arrivals} schema), first arrivals told from
+   * redeliveries over the id horizon: bronze is read from ingest date {@code from − 1 day −
+   * dedupHorizon} on, so a copy that first arrived before the range makes its in-range copy a
+   * redelivery; the rows returned are those with ingest date {@code >= from − 1 day} and an arrival
+   * day in the range.
    *
    * @param dedupHorizon the id horizon ({@code lake.correction.dedup-horizon})
    * @throws LatelakeException (exit 2) when there is no bronze table
    */
-  public static Dataset<Row> readArrivals(SparkSession spark, TableRegistry tables,
-      DayRange range, Duration dedupHorizon) {
+  public static Dataset<Row> readArrivals(
+      SparkSession spark, TableRegistry tables, DayRange range, Duration dedupHorizon) {
     String path = tables.bronzeEvents();
     if (!DeltaTables.exists(spark, path)) {
-      throw new LatelakeException("Cannot profile lateness: no bronze table at '" + path
-          + "' (lake.root); run bronze first", ExitCode.USAGE);
+      throw new LatelakeException(
+          "Cannot profile lateness: no bronze table at '"
+              + path
+              + "' (lake.root); run bronze first",
+          ExitCode.USAGE);
     }
     long horizonDays = (dedupHorizon.toSeconds() + 86_399) / 86_400;
     java.time.LocalDate first = range.from().minusDays(1);
-    Dataset<Row> bronze = spark.read().format("delta").load(path)
-        .filter(col("ingest_date").geq(lit(java.sql.Date.valueOf(first.minusDays(horizonDays)))));
+    Dataset<Row> bronze =
+        spark
+            .read()
+            .format("delta")
+            .load(path)
+            .filter(
+                col("ingest_date").geq(lit(java.sql.Date.valueOf(first.minusDays(horizonDays)))));
     return LatenessStats.arrivals(bronze)
-        .filter(col("ingest_date").geq(lit(java.sql.Date.valueOf(first)))
-            .and(col("arrival_day").geq(lit(java.sql.Date.valueOf(range.from()))))
-            .and(col("arrival_day").leq(lit(java.sql.Date.valueOf(range.to())))));
+        .filter(
+            col("ingest_date")
+                .geq(lit(java.sql.Date.valueOf(first)))
+                .and(col("arrival_day").geq(lit(java.sql.Date.valueOf(range.from()))))
+                .and(col("arrival_day").leq(lit(java.sql.Date.valueOf(range.to())))));
   }
 
   /**
@@ -122,16 +134,16 @@ public final class ProfileJob {
    *
    * @throws LatelakeException (exit 2) when there is no bronze table
    */
-  public static Dataset<Row> readLateness(SparkSession spark, TableRegistry tables,
-      DayRange range, Duration dedupHorizon) {
+  public static Dataset<Row> readLateness(
+      SparkSession spark, TableRegistry tables, DayRange range, Duration dedupHorizon) {
     return readArrivals(spark, tables, range, dedupHorizon).filter(LatenessStats.measured());
   }
 
   /**
-   * Runs the profile: one Spark query reads the range's bronze rows once and aggregates them
-   * once ({@link LatenessStats#summary}); the rows of every table are then derived from its
-   * result (a few rows per source) and written. Reading {@code monitoring.stream_progress} for
-   * the drop alert is the only other read.
+   * Runs the profile: one Spark query reads the range's bronze rows once and aggregates them once
+   * ({@link LatenessStats#summary}); the rows of every table are then derived from its result (a
+   * few rows per source) and written. Reading {@code monitoring.stream_progress} for the drop alert
+   * is the only other read.
    *
    * @return what was written
    * @throws LatelakeException (exit 2) when bronze is missing
@@ -139,12 +151,14 @@ public final class ProfileJob {
   public Result run() {
     long started = System.nanoTime();
     Instant now = clock.instant();
-    Dataset<Row> summary = LatenessStats.summary(
-        readArrivals(spark, tables, range, cfg.dedupHorizon()), cfg);
+    Dataset<Row> summary =
+        LatenessStats.summary(readArrivals(spark, tables, range, cfg.dedupHorizon()), cfg);
     // The one pass over bronze: every figure below is derived from these few rows (one per
     // source and day, one per source), on the driver.
-    spark.sparkContext().setJobDescription("profile " + range
-        + ": lateness per source and arrival day, one pass over bronze");
+    spark
+        .sparkContext()
+        .setJobDescription(
+            "profile " + range + ": lateness per source and arrival day, one pass over bronze");
     List<Row> summaryRows;
     try {
       summaryRows = summary.collectAsList();
@@ -158,61 +172,104 @@ public final class ProfileJob {
     String statsPath = tables.monitoring("lateness_stats");
     if (DeltaTables.exists(spark, statsPath)) {
       // mergeSchema: tables written before redelivery_count/_share existed gain the columns
-      fresh.write().format("delta").mode("overwrite").option("mergeSchema", "true")
-          .option("replaceWhere", range.predicate("arrival_day")).save(statsPath);
+      fresh
+          .write()
+          .format("delta")
+          .mode("overwrite")
+          .option("mergeSchema", "true")
+          .option("replaceWhere", range.predicate("arrival_day"))
+          .save(statsPath);
     } else {
       fresh.write().format("delta").mode("overwrite").save(statsPath);
     }
     LatenessStats.cdf(computed, range, cfg, now)
-        .write().format("delta").mode("overwrite").option("overwriteSchema", "true")
+        .write()
+        .format("delta")
+        .mode("overwrite")
+        .option("overwriteSchema", "true")
         .save(tables.monitoring("lateness_cdf"));
     Dataset<Row> advice = LatenessStats.advice(computed, range, cfg, now);
-    List<Row> adviceRows = advice.orderBy(col("source"), col("kind").desc(), col("coverage"))
-        .collectAsList();
-    spark.createDataFrame(adviceRows, advice.schema()).write().format("delta")
-        .mode("overwrite").option("overwriteSchema", "true")
+    List<Row> adviceRows =
+        advice.orderBy(col("source"), col("kind").desc(), col("coverage")).collectAsList();
+    spark
+        .createDataFrame(adviceRows, advice.schema())
+        .write()
+        .format("delta")
+        .mode("overwrite")
+        .option("overwriteSchema", "true")
         .save(tables.monitoring("watermark_advice"));
 
     Dataset<Row> alerts = Alerts.fromRules(spark, fresh, cfg.rules(), now);
     if (DeltaTables.exists(spark, tables.streamProgress())) {
-      alerts = alerts.unionByName(Alerts.fromDrops(spark,
-          spark.read().format("delta").load(tables.streamProgress()), cfg.dropWindowBatches(),
-          cfg.dropMaxCount(), cfg.dropMaxShare(), now));
+      alerts =
+          alerts.unionByName(
+              Alerts.fromDrops(
+                  spark,
+                  spark.read().format("delta").load(tables.streamProgress()),
+                  cfg.dropWindowBatches(),
+                  cfg.dropMaxCount(),
+                  cfg.dropMaxShare(),
+                  now));
     }
     List<Row> alertRows = alerts.collectAsList();
     if (!alertRows.isEmpty()) {
-      spark.createDataFrame(alertRows, Alerts.SCHEMA).write().format("delta").mode("append")
+      spark
+          .createDataFrame(alertRows, Alerts.SCHEMA)
+          .write()
+          .format("delta")
+          .mode("append")
           .save(tables.monitoring("alerts"));
     }
     log(statsRows, adviceRows, alertRows);
-    return new Result(range, statsRows, adviceRows, alertRows,
-        Duration.ofNanos(System.nanoTime() - started));
+    return new Result(
+        range, statsRows, adviceRows, alertRows, Duration.ofNanos(System.nanoTime() - started));
   }
 
   private void log(List<Row> stats, List<Row> advice, List<Row> alerts) {
     for (Row r : stats) {
-      LOG.info("lateness {} {}: n={} p50={} s p95={} s p99={} s max={} s skew share={} "
-              + "beyond watermark={} ({})", r.getAs("source"), r.getAs("arrival_day"),
-          r.getAs("n"), r.getAs("p50_s"), r.getAs("p95_s"), r.getAs("p99_s"), r.getAs("max_s"),
-          r.getAs("negative_share"), r.getAs("beyond_watermark_count"), r.getAs("clock_basis"));
+      LOG.info(
+          "lateness {} {}: n={} p50={} s p95={} s p99={} s max={} s skew share={} "
+              + "beyond watermark={} ({})",
+          r.getAs("source"),
+          r.getAs("arrival_day"),
+          r.getAs("n"),
+          r.getAs("p50_s"),
+          r.getAs("p95_s"),
+          r.getAs("p99_s"),
+          r.getAs("max_s"),
+          r.getAs("negative_share"),
+          r.getAs("beyond_watermark_count"),
+          r.getAs("clock_basis"));
       long createTime = r.getAs("create_time_count");
       if (createTime > 0) {
-        LOG.warn("lateness {} {}: {} events carry Kafka CreateTime timestamps (the producer's "
-            + "clock, not arrival): counted apart, left out of the figures", r.getAs("source"),
-            r.getAs("arrival_day"), createTime);
+        LOG.warn(
+            "lateness {} {}: {} events carry Kafka CreateTime timestamps (the producer's "
+                + "clock, not arrival): counted apart, left out of the figures",
+            r.getAs("source"),
+            r.getAs("arrival_day"),
+            createTime);
       }
       long redeliveries = r.getAs("redelivery_count");
       if (redeliveries > 0) {
-        LOG.info("lateness {} {}: {} redelivered copies ({} of received rows) counted apart, "
-            + "not as events", r.getAs("source"), r.getAs("arrival_day"), redeliveries,
+        LOG.info(
+            "lateness {} {}: {} redelivered copies ({} of received rows) counted apart, "
+                + "not as events",
+            r.getAs("source"),
+            r.getAs("arrival_day"),
+            redeliveries,
             r.getAs("redelivery_share"));
       }
     }
     for (Row r : advice) {
-      LOG.info("advice {} {} coverage {}: delay {} s; configured {} s leaves {} events ({}) "
-              + "beyond", r.getAs("source"), r.getAs("kind"), r.getAs("coverage"),
-          r.getAs("advised_delay_s"), r.getAs("configured_delay_s"),
-          r.getAs("configured_beyond_count"), r.getAs("configured_beyond_share"));
+      LOG.info(
+          "advice {} {} coverage {}: delay {} s; configured {} s leaves {} events ({}) " + "beyond",
+          r.getAs("source"),
+          r.getAs("kind"),
+          r.getAs("coverage"),
+          r.getAs("advised_delay_s"),
+          r.getAs("configured_delay_s"),
+          r.getAs("configured_beyond_count"),
+          r.getAs("configured_beyond_share"));
     }
     for (Row r : alerts) {
       LOG.warn("ALERT {}: {}", r.getAs("rule"), r.getAs("message"));

@@ -27,13 +27,24 @@ import java.util.List;
  * @param dropMaxShare drop alert share limit (0: off)
  * @param reportDir folder of the HTML report
  * @param dedupHorizon id horizon of the exact dedup ({@code lake.correction.dedup-horizon}, the
- *     correction path's): copies ingested this long before the profiled days are read to tell
- *     a redelivery from a first arrival
+ *     correction path's): copies ingested this long before the profiled days are read to tell a
+ *     redelivery from a first arrival
  */
-public record ProfilerConfig(int lookbackDays, int accuracy, Duration watermarkDelay,
-    Duration correctionHorizon, Duration publishAfter, List<Double> watermarkCoverage,
-    double correctionCoverage, int cdfSteps, List<AlertRule> rules, int dropWindowBatches,
-    long dropMaxCount, double dropMaxShare, String reportDir, Duration dedupHorizon) {
+public record ProfilerConfig(
+    int lookbackDays,
+    int accuracy,
+    Duration watermarkDelay,
+    Duration correctionHorizon,
+    Duration publishAfter,
+    List<Double> watermarkCoverage,
+    double correctionCoverage,
+    int cdfSteps,
+    List<AlertRule> rules,
+    int dropWindowBatches,
+    long dropMaxCount,
+    double dropMaxShare,
+    String reportDir,
+    Duration dedupHorizon) {
 
   public ProfilerConfig {
     watermarkCoverage = List.copyOf(watermarkCoverage);
@@ -50,18 +61,22 @@ public record ProfilerConfig(int lookbackDays, int accuracy, Duration watermarkD
     int lookback = s.intBetween("lookback-days", 1, 3660);
     int accuracy = s.intBetween("accuracy", 1, 1_000_000);
     Duration horizon = SharedSettings.correctionHorizon(root);
-    Duration watermark = s.optionalString("watermark-delay").isEmpty()
-        ? SharedSettings.goldWatermarkDelay(root)
-        : s.positiveDuration("watermark-delay");
+    Duration watermark =
+        s.optionalString("watermark-delay").isEmpty()
+            ? SharedSettings.goldWatermarkDelay(root)
+            : s.positiveDuration("watermark-delay");
     if (watermark.compareTo(horizon) > 0) {
-      throw LakeConfigException.invalid(s.key("watermark-delay"),
+      throw LakeConfigException.invalid(
+          s.key("watermark-delay"),
           root.getValue(s.key("watermark-delay")).unwrapped(),
           "must not be longer than lake.correction.horizon (" + horizon + ")");
     }
     Duration publish = s.duration("publish-after");
     List<Double> coverage = shares(s, root, "watermark-coverage");
     if (coverage.isEmpty()) {
-      throw LakeConfigException.invalid(s.key("watermark-coverage"), "[]",
+      throw LakeConfigException.invalid(
+          s.key("watermark-coverage"),
+          "[]",
           "give at least one coverage target, e.g. [0.99, 0.999]");
     }
     double correction = share(s, "correction-coverage");
@@ -75,15 +90,27 @@ public record ProfilerConfig(int lookbackDays, int accuracy, Duration watermarkD
     long maxCount = s.longBetween("drop-max-count", 0, Long.MAX_VALUE);
     double maxShare = s.number("drop-max-share");
     if (maxShare < 0 || maxShare > 1) {
-      throw LakeConfigException.invalid(s.key("drop-max-share"), maxShare,
-          "must be between 0 and 1 (0: off)");
+      throw LakeConfigException.invalid(
+          s.key("drop-max-share"), maxShare, "must be between 0 and 1 (0: off)");
     }
     String dir = s.optionalString("report-dir");
     if (dir.isEmpty()) {
       dir = Settings.of(root).string("lake.root") + "/reports/lateness";
     }
-    return new ProfilerConfig(lookback, accuracy, watermark, horizon, publish, coverage,
-        correction, steps, rules, window, maxCount, maxShare, dir,
+    return new ProfilerConfig(
+        lookback,
+        accuracy,
+        watermark,
+        horizon,
+        publish,
+        coverage,
+        correction,
+        steps,
+        rules,
+        window,
+        maxCount,
+        maxShare,
+        dir,
         SharedSettings.dedupHorizon(root));
   }
 
@@ -91,7 +118,9 @@ public record ProfilerConfig(int lookbackDays, int accuracy, Duration watermarkD
     List<Double> out = s.numbers(path);
     for (double v : out) {
       if (!(v > 0 && v < 1)) {
-        throw LakeConfigException.invalid(s.key(path), root.getValue(s.key(path)).unwrapped(),
+        throw LakeConfigException.invalid(
+            s.key(path),
+            root.getValue(s.key(path)).unwrapped(),
             "each coverage must be a share strictly between 0 and 1");
       }
     }
@@ -106,12 +135,16 @@ public record ProfilerConfig(int lookbackDays, int accuracy, Duration watermarkD
     return v;
   }
 
-  /** @return the configured watermark delay in seconds */
+  /**
+   * @return the configured watermark delay in seconds
+   */
   public double watermarkDelaySeconds() {
     return watermarkDelay.toNanos() / 1e9;
   }
 
-  /** @return the correction horizon in seconds */
+  /**
+   * @return the correction horizon in seconds
+   */
   public double correctionHorizonSeconds() {
     return correctionHorizon.toNanos() / 1e9;
   }

@@ -32,16 +32,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes a self-contained HTML report ({@code lateness-report.html}, charts embedded as base64
- * PNG) and the PNG files into the report folder (a local path of the driver), per source: the
- * lateness histogram (log scale, ten bins per decade, from bronze over the range), the cumulative
- * distribution from {@code monitoring.lateness_cdf} with the watermark delay and correction
- * horizon marked, p50/p95/p99 per arrival day from {@code monitoring.lateness_stats}, the advice
- * from {@code monitoring.watermark_advice}; and rows dropped by the watermark per micro-batch
- * from {@code monitoring.stream_progress} when it exists.
+ * Writes a self-contained HTML report ({@code lateness-report.html}, charts embedded as base64 PNG)
+ * and the PNG files into the report folder (a local path of the driver), per source: the lateness
+ * histogram (log scale, ten bins per decade, from bronze over the range), the cumulative
+ * distribution from {@code monitoring.lateness_cdf} with the watermark delay and correction horizon
+ * marked, p50/p95/p99 per arrival day from {@code monitoring.lateness_stats}, the advice from
+ * {@code monitoring.watermark_advice}; and rows dropped by the watermark per micro-batch from
+ * {@code monitoring.stream_progress} when it exists.
  */
 public final class ReportJob {
   private static final Logger LOG = LoggerFactory.getLogger(ReportJob.class);
+
   /** Histogram bins per decade of lateness. */
   static final int BINS_PER_DECADE = 10;
 
@@ -63,8 +64,8 @@ public final class ReportJob {
   private final DayRange range;
   private final Clock clock;
 
-  public ReportJob(SparkSession spark, ProfilerConfig cfg, TableRegistry tables, DayRange range,
-      Clock clock) {
+  public ReportJob(
+      SparkSession spark, ProfilerConfig cfg, TableRegistry tables, DayRange range, Clock clock) {
     this.spark = spark;
     this.cfg = cfg;
     this.tables = tables;
@@ -73,19 +74,22 @@ public final class ReportJob {
   }
 
   /**
-   * Log-scale histogram of positive lateness: bin b holds lateness in
-   * [10^(b/10), 10^((b+1)/10)) seconds. Output: {@code source}, {@code bin} long, {@code events}
-   * long; zero and negative lateness get bin {@code null} with {@code kind} {@code zero} /
-   * {@code negative}.
+   * Log-scale histogram of positive lateness: bin b holds lateness in [10^(b/10), 10^((b+1)/10))
+   * seconds. Output: {@code source}, {@code bin} long, {@code events} long; zero and negative
+   * lateness get bin {@code null} with {@code kind} {@code zero} / {@code negative}.
    */
   public static Dataset<Row> histogram(Dataset<Row> lateness) {
-    return lateness.select(col("source"),
-            when(col("lateness_s").gt(0),
-                floor(log10(col("lateness_s")).multiply(BINS_PER_DECADE))).as("bin"),
+    return lateness
+        .select(
+            col("source"),
+            when(col("lateness_s").gt(0), floor(log10(col("lateness_s")).multiply(BINS_PER_DECADE)))
+                .as("bin"),
             when(col("lateness_s").gt(0), lit("positive"))
-                .when(col("lateness_s").equalTo(0), lit("zero")).otherwise(lit("negative"))
+                .when(col("lateness_s").equalTo(0), lit("zero"))
+                .otherwise(lit("negative"))
                 .as("kind"))
-        .groupBy("source", "kind", "bin").agg(count(lit(1)).as("events"));
+        .groupBy("source", "kind", "bin")
+        .agg(count(lit(1)).as("events"));
   }
 
   /**
@@ -99,23 +103,41 @@ public final class ReportJob {
     }
     String statsPath = tables.monitoring("lateness_stats");
     if (!DeltaTables.exists(spark, statsPath)) {
-      throw new LatelakeException("Cannot write the lateness report: no table at '" + statsPath
-          + "'; run `latelake profile` first", ExitCode.USAGE);
+      throw new LatelakeException(
+          "Cannot write the lateness report: no table at '"
+              + statsPath
+              + "'; run `latelake profile` first",
+          ExitCode.USAGE);
     }
-    List<Row> stats = spark.read().format("delta").load(statsPath)
-        .filter(range.predicate("arrival_day")).orderBy("source", "arrival_day").collectAsList();
+    List<Row> stats =
+        spark
+            .read()
+            .format("delta")
+            .load(statsPath)
+            .filter(range.predicate("arrival_day"))
+            .orderBy("source", "arrival_day")
+            .collectAsList();
     List<Row> cdfRows = read("lateness_cdf");
-    List<Row> advice = read("watermark_advice").stream()
-        .sorted(java.util.Comparator.comparing((Row r) -> !"watermark".equals(r.getAs("kind")))
-            .thenComparing(r -> r.<Double>getAs("coverage")))
-        .toList();
-    List<Row> hist = histogram(ProfileJob.readLateness(spark, tables, range,
-        cfg.dedupHorizon())).collectAsList();
+    List<Row> advice =
+        read("watermark_advice").stream()
+            .sorted(
+                java.util.Comparator.comparing((Row r) -> !"watermark".equals(r.getAs("kind")))
+                    .thenComparing(r -> r.<Double>getAs("coverage")))
+            .toList();
+    List<Row> hist =
+        histogram(ProfileJob.readLateness(spark, tables, range, cfg.dedupHorizon()))
+            .collectAsList();
     Map<String, Map<Long, Long>> drops = new TreeMap<>();
     if (DeltaTables.exists(spark, tables.streamProgress())) {
-      for (Row r : spark.read().format("delta").load(tables.streamProgress())
-          .select("query_name", "batch_id", "rows_dropped_by_watermark").collectAsList()) {
-        drops.computeIfAbsent(r.getString(0), k -> new TreeMap<>())
+      for (Row r :
+          spark
+              .read()
+              .format("delta")
+              .load(tables.streamProgress())
+              .select("query_name", "batch_id", "rows_dropped_by_watermark")
+              .collectAsList()) {
+        drops
+            .computeIfAbsent(r.getString(0), k -> new TreeMap<>())
             .merge(r.getLong(1), r.getLong(2), Long::sum);
       }
     }
@@ -123,17 +145,24 @@ public final class ReportJob {
     List<Path> pngs = new ArrayList<>();
     List<String> sources = stats.stream().map(r -> r.<String>getAs("source")).distinct().toList();
     StringBuilder html = new StringBuilder();
-    html.append("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>latelake lateness "
-        + "report</title><style>body{font-family:sans-serif;margin:2em;max-width:1100px}"
-        + "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;"
-        + "padding:3px 6px;text-align:right}th{background:#eee}img{display:block;margin:1em 0}"
-        + "</style></head><body>");
-    html.append("<h1>Lateness report</h1><p>Arrival days ").append(range)
+    html.append(
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>latelake lateness "
+            + "report</title><style>body{font-family:sans-serif;margin:2em;max-width:1100px}"
+            + "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;"
+            + "padding:3px 6px;text-align:right}th{background:#eee}img{display:block;margin:1em 0}"
+            + "</style></head><body>");
+    html.append("<h1>Lateness report</h1><p>Arrival days ")
+        .append(range)
         .append(" (UTC). Lateness = enqueued time − event time, seconds. Generated ")
-        .append(clock.instant()).append(". Percentiles: <code>percentile_approx</code>, accuracy ")
-        .append(cfg.accuracy()).append(" (rank error ≤ n / ").append(cfg.accuracy())
-        .append("). Watermark delay ").append(Charts.human(cfg.watermarkDelaySeconds()))
-        .append(", correction horizon ").append(Charts.human(cfg.correctionHorizonSeconds()))
+        .append(clock.instant())
+        .append(". Percentiles: <code>percentile_approx</code>, accuracy ")
+        .append(cfg.accuracy())
+        .append(" (rank error ≤ n / ")
+        .append(cfg.accuracy())
+        .append("). Watermark delay ")
+        .append(Charts.human(cfg.watermarkDelaySeconds()))
+        .append(", correction horizon ")
+        .append(Charts.human(cfg.correctionHorizonSeconds()))
         .append(".</p>");
     try {
       Files.createDirectories(dir);
@@ -158,16 +187,31 @@ public final class ReportJob {
             negative += n;
           } else {
             long b = h.getAs("bin");
-            bins.add(new Charts.Bin(Math.pow(10, (double) b / BINS_PER_DECADE),
-                Math.pow(10, (double) (b + 1) / BINS_PER_DECADE), n));
+            bins.add(
+                new Charts.Bin(
+                    Math.pow(10, (double) b / BINS_PER_DECADE),
+                    Math.pow(10, (double) (b + 1) / BINS_PER_DECADE),
+                    n));
           }
         }
-        embed(html, dir, pngs, safe + "-histogram.png",
+        embed(
+            html,
+            dir,
+            pngs,
+            safe + "-histogram.png",
             Charts.histogram(source, bins, zero, negative));
         List<Row> cdf = cdfRows.stream().filter(r -> source.equals(r.getAs("source"))).toList();
         if (!cdf.isEmpty()) {
-          embed(html, dir, pngs, safe + "-cdf.png", Charts.cdf(source, LatenessCdf.fromRows(cdf),
-              cfg.watermarkDelaySeconds(), cfg.correctionHorizonSeconds()));
+          embed(
+              html,
+              dir,
+              pngs,
+              safe + "-cdf.png",
+              Charts.cdf(
+                  source,
+                  LatenessCdf.fromRows(cdf),
+                  cfg.watermarkDelaySeconds(),
+                  cfg.correctionHorizonSeconds()));
         }
         Map<String, Map<LocalDate, Double>> trend = new LinkedHashMap<>();
         for (String p : List.of("p50_s", "p95_s", "p99_s")) {
@@ -198,26 +242,45 @@ public final class ReportJob {
   private List<Row> read(String name) {
     String path = tables.monitoring(name);
     return DeltaTables.exists(spark, path)
-        ? spark.read().format("delta").load(path).collectAsList() : List.of();
+        ? spark.read().format("delta").load(path).collectAsList()
+        : List.of();
   }
 
-  private static void embed(StringBuilder html, Path dir, List<Path> pngs, String name,
-      JFreeChart chart) throws IOException {
+  private static void embed(
+      StringBuilder html, Path dir, List<Path> pngs, String name, JFreeChart chart)
+      throws IOException {
     byte[] png = Charts.png(chart);
     Path file = dir.resolve(name);
     Files.write(file, png);
     pngs.add(file);
-    html.append("<img alt=\"").append(esc(chart.getTitle().getText()))
+    html.append("<img alt=\"")
+        .append(esc(chart.getTitle().getText()))
         .append("\" src=\"data:image/png;base64,")
-        .append(Base64.getEncoder().encodeToString(png)).append("\">");
+        .append(Base64.getEncoder().encodeToString(png))
+        .append("\">");
   }
 
   private static void statsTable(StringBuilder html, List<Row> rows) {
-    String[] cols = {"arrival_day", "n", "min_s", "p50_s", "p90_s", "p95_s", "p99_s", "p999_s",
-        "max_s", "negative_share", "beyond_watermark_share", "behind_watermark_count",
-        "behind_watermark_share",
-        "beyond_correction_share", "after_publish_share", "redelivery_count",
-        "create_time_count", "clock_basis"};
+    String[] cols = {
+      "arrival_day",
+      "n",
+      "min_s",
+      "p50_s",
+      "p90_s",
+      "p95_s",
+      "p99_s",
+      "p999_s",
+      "max_s",
+      "negative_share",
+      "beyond_watermark_share",
+      "behind_watermark_count",
+      "behind_watermark_share",
+      "beyond_correction_share",
+      "after_publish_share",
+      "redelivery_count",
+      "create_time_count",
+      "clock_basis"
+    };
     html.append("<table><tr>");
     for (String c : cols) {
       html.append("<th>").append(c).append("</th>");
@@ -225,7 +288,10 @@ public final class ReportJob {
     html.append("</tr>");
     int from = Math.max(0, rows.size() - 31);
     if (from > 0) {
-      html.append("<tr><td colspan=\"").append(cols.length).append("\">… ").append(from)
+      html.append("<tr><td colspan=\"")
+          .append(cols.length)
+          .append("\">… ")
+          .append(from)
           .append(" earlier days in monitoring.lateness_stats</td></tr>");
     }
     for (Row r : rows.subList(from, rows.size())) {
@@ -242,21 +308,32 @@ public final class ReportJob {
     html.append("<h3>Advice</h3><ul>");
     for (Row r : rows) {
       String kind = r.getAs("kind");
-      html.append("<li>").append(kind.equals("watermark") ? "Watermark delay" : "Correction horizon")
-          .append(" covering ").append(format((double) r.<Double>getAs("coverage") * 100))
-          .append("% of events: <b>").append(Charts.human(r.<Double>getAs("advised_delay_s")))
-          .append("</b> (").append(format(r.getAs("advised_delay_s"))).append(" s). Configured ")
+      html.append("<li>")
+          .append(kind.equals("watermark") ? "Watermark delay" : "Correction horizon")
+          .append(" covering ")
+          .append(format((double) r.<Double>getAs("coverage") * 100))
+          .append("% of events: <b>")
+          .append(Charts.human(r.<Double>getAs("advised_delay_s")))
+          .append("</b> (")
+          .append(format(r.getAs("advised_delay_s")))
+          .append(" s). Configured ")
           .append(kind.equals("watermark") ? "watermark " : "correction horizon ")
-          .append(Charts.human(r.<Double>getAs("configured_delay_s"))).append(": ")
-          .append(kind.equals("watermark")
-              ? r.<Long>getAs("configured_dropped_count") + " events ("
-                  + format((double) r.<Double>getAs("configured_dropped_share") * 100)
-                  + "%) would have been dropped (behind the watermark in arrival order; "
-                  + r.<Long>getAs("configured_beyond_count") + " arrived later than the delay)"
-              : r.<Long>getAs("configured_beyond_count") + " events ("
-                  + format((double) r.<Double>getAs("configured_beyond_share") * 100)
-                  + "%) arrived after their window was settled (a restatement of a settled "
-                  + "number)").append(".</li>");
+          .append(Charts.human(r.<Double>getAs("configured_delay_s")))
+          .append(": ")
+          .append(
+              kind.equals("watermark")
+                  ? r.<Long>getAs("configured_dropped_count")
+                      + " events ("
+                      + format((double) r.<Double>getAs("configured_dropped_share") * 100)
+                      + "%) would have been dropped (behind the watermark in arrival order; "
+                      + r.<Long>getAs("configured_beyond_count")
+                      + " arrived later than the delay)"
+                  : r.<Long>getAs("configured_beyond_count")
+                      + " events ("
+                      + format((double) r.<Double>getAs("configured_beyond_share") * 100)
+                      + "%) arrived after their window was settled (a restatement of a settled "
+                      + "number)")
+          .append(".</li>");
     }
     html.append("</ul>");
   }
@@ -264,13 +341,16 @@ public final class ReportJob {
   private static String format(Object v) {
     if (v instanceof Double d) {
       return Math.abs(d) >= 1e6 || (Math.abs(d) < 1e-3 && d != 0)
-          ? String.format("%.4g", d) : String.format("%.6g", d).replaceAll("\\.?0+$", "");
+          ? String.format("%.4g", d)
+          : String.format("%.6g", d).replaceAll("\\.?0+$", "");
     }
     return String.valueOf(v);
   }
 
   static String esc(String s) {
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return s.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
         .replace("\"", "&quot;");
   }
 }

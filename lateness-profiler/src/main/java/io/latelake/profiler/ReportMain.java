@@ -3,8 +3,8 @@ package io.latelake.profiler;
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.JobCommand;
-import io.latelake.core.job.JobContext;
 import io.latelake.core.cli.Launcher;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.time.DayRange;
 import java.time.Clock;
 import org.apache.spark.sql.SparkSession;
@@ -15,18 +15,23 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code latelake report}: the HTML lateness report with PNG charts, from the monitoring tables
- * written by {@code latelake profile}. spark-submit entry point:
- * {@code --class io.latelake.profiler.ReportMain}. Exit codes: 0 ok, 1 runtime failure, 2 bad
- * usage or config (no {@code monitoring.lateness_stats} included).
+ * written by {@code latelake profile}. spark-submit entry point: {@code --class
+ * io.latelake.profiler.ReportMain}. Exit codes: 0 ok, 1 runtime failure, 2 bad usage or config (no
+ * {@code monitoring.lateness_stats} included).
  */
-@Command(name = "report", mixinStandardHelpOptions = true,
+@Command(
+    name = "report",
+    mixinStandardHelpOptions = true,
     description = "Write the HTML lateness report (and PNG charts) per source.")
 public final class ReportMain extends JobCommand<ProfileMain.Prepared> {
   private static final Logger LOG = LoggerFactory.getLogger(ReportMain.class);
 
-  @Option(names = "--days", paramLabel = "FROM[..TO]",
-      description = "UTC arrival days to report, e.g. 2024-05-01..2024-05-14. Default: the last "
-          + "lake.profiler.lookback-days days, today included.")
+  @Option(
+      names = "--days",
+      paramLabel = "FROM[..TO]",
+      description =
+          "UTC arrival days to report, e.g. 2024-05-01..2024-05-14. Default: the last "
+              + "lake.profiler.lookback-days days, today included.")
   String days;
 
   public static void main(String[] args) {
@@ -41,16 +46,18 @@ public final class ReportMain extends JobCommand<ProfileMain.Prepared> {
   @Override
   protected ProfileMain.Prepared prepare(Config config) {
     ProfilerConfig cfg = ProfilerConfig.fromConfig(config);
-    DayRange range = days == null ? DayRange.lastDays(cfg.lookbackDays(), Clock.systemUTC())
-        : DayRange.parse(days);
+    DayRange range =
+        days == null
+            ? DayRange.lastDays(cfg.lookbackDays(), Clock.systemUTC())
+            : DayRange.parse(days);
     return new ProfileMain.Prepared(cfg, range);
   }
 
   @Override
   protected ExitCode run(JobContext context, ProfileMain.Prepared p) {
     SparkSession spark = context.spark();
-    ReportJob.Result r = new ReportJob(spark, p.config(), context.tables(),
-        p.range(), Clock.systemUTC()).run();
+    ReportJob.Result r =
+        new ReportJob(spark, p.config(), context.tables(), p.range(), Clock.systemUTC()).run();
     LOG.info("report written: {} ({} charts)", r.html().toAbsolutePath(), r.charts().size());
     return ExitCode.OK;
   }

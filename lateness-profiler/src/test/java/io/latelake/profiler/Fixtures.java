@@ -18,29 +18,47 @@ import org.apache.spark.sql.types.StructType;
 /** Bronze-shaped fixtures built in memory. */
 final class Fixtures {
   /** The bronze columns the profiler reads. */
-  static final StructType BRONZE = new StructType()
-      .add("event_id", DataTypes.StringType)
-      .add("event_time", DataTypes.TimestampType)
-      .add("enqueued_time", DataTypes.TimestampType)
-      .add("timestamp_type", DataTypes.IntegerType)
-      .add("ingested_at", DataTypes.TimestampType)
-      .add("ingest_date", DataTypes.DateType)
-      .add("source", DataTypes.StringType)
-      .add("error", DataTypes.StringType);
+  static final StructType BRONZE =
+      new StructType()
+          .add("event_id", DataTypes.StringType)
+          .add("event_time", DataTypes.TimestampType)
+          .add("enqueued_time", DataTypes.TimestampType)
+          .add("timestamp_type", DataTypes.IntegerType)
+          .add("ingested_at", DataTypes.TimestampType)
+          .add("ingest_date", DataTypes.DateType)
+          .add("source", DataTypes.StringType)
+          .add("error", DataTypes.StringType);
 
   private Fixtures() {}
 
   /** One bronze row; ingested on 2024-05-20 unless stated. */
-  static Row row(String id, String eventTime, String enqueued, Integer timestampType,
-      String source, String error) {
+  static Row row(
+      String id,
+      String eventTime,
+      String enqueued,
+      Integer timestampType,
+      String source,
+      String error) {
     return row(id, eventTime, enqueued, timestampType, source, error, "2024-05-20");
   }
 
-  static Row row(String id, String eventTime, String enqueued, Integer timestampType,
-      String source, String error, String ingestDate) {
-    return RowFactory.create(id, ts(eventTime), ts(enqueued), timestampType,
-        Timestamp.from(Instant.parse(ingestDate + "T00:00:00Z")), Date.valueOf(ingestDate),
-        source, error);
+  static Row row(
+      String id,
+      String eventTime,
+      String enqueued,
+      Integer timestampType,
+      String source,
+      String error,
+      String ingestDate) {
+    return RowFactory.create(
+        id,
+        ts(eventTime),
+        ts(enqueued),
+        timestampType,
+        Timestamp.from(Instant.parse(ingestDate + "T00:00:00Z")),
+        Date.valueOf(ingestDate),
+        source,
+        error);
   }
 
   static Timestamp ts(String iso) {
@@ -58,8 +76,14 @@ final class Fixtures {
     for (int i = 0; i < lateness.length; i++) {
       Instant enq = base.plusNanos(Math.round(lateness[i] * 1e9));
       // ids unique per source, base time and index: distinct events, never copies of each other
-      rows.add(row(source + "-" + baseEventTime + "-" + i, base.toString(), enq.toString(), null,
-          source, null));
+      rows.add(
+          row(
+              source + "-" + baseEventTime + "-" + i,
+              base.toString(),
+              enq.toString(),
+              null,
+              source,
+              null));
     }
     return rows;
   }

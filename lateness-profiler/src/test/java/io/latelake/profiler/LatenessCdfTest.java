@@ -8,8 +8,8 @@ import org.junit.jupiter.api.Test;
 /** The completeness formula without Spark. */
 class LatenessCdfTest {
   // lateness quantiles: 0% 0 s, 25% 10 s, 50% 10 s, 75% 60 s, 100% 600 s
-  private final LatenessCdf cdf = new LatenessCdf(new double[] {0, 0.25, 0.5, 0.75, 1.0},
-      new double[] {0, 10, 10, 60, 600});
+  private final LatenessCdf cdf =
+      new LatenessCdf(new double[] {0, 0.25, 0.5, 0.75, 1.0}, new double[] {0, 10, 10, 60, 600});
 
   @Test
   void shareReadsTheQuantilesBackAndInterpolatesBetweenThem() {
@@ -38,8 +38,9 @@ class LatenessCdfTest {
   void rejectsUnorderedQuantiles() {
     assertThatThrownBy(() -> new LatenessCdf(new double[] {0, 1}, new double[] {5, 4}))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Cannot build a lateness CDF: levels must increase and values must not "
-            + "decrease (at index 1)");
+        .hasMessage(
+            "Cannot build a lateness CDF: levels must increase and values must not "
+                + "decrease (at index 1)");
     assertThatThrownBy(() -> new LatenessCdf(new double[] {0}, new double[] {}))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot build a lateness CDF from 1 levels and 0 values");

@@ -26,10 +26,13 @@ class LatenessStatsTest extends SparkTestBase {
 
   @Test
   void c13SmallSetGivesActualValuesWithoutInterpolation() {
-    Row r = onlyRow(Fixtures.withLateness("web", "2024-05-14T12:00:00Z", 0, 60, 120, 600),
-        Fixtures.profiler());
-    assertThat(List.of(r.<Double>getAs("p50_s"), r.<Double>getAs("p90_s"),
-        r.<Double>getAs("p99_s"))).containsExactly(60.0, 600.0, 600.0);
+    Row r =
+        onlyRow(
+            Fixtures.withLateness("web", "2024-05-14T12:00:00Z", 0, 60, 120, 600),
+            Fixtures.profiler());
+    assertThat(
+            List.of(r.<Double>getAs("p50_s"), r.<Double>getAs("p90_s"), r.<Double>getAs("p99_s")))
+        .containsExactly(60.0, 600.0, 600.0);
     assertThat(r.<Long>getAs("n")).isEqualTo(4L);
   }
 
@@ -38,7 +41,8 @@ class LatenessStatsTest extends SparkTestBase {
     for (int i = 0; i < 1000; i++) {
       l[i] = i + 1;
     }
-    return onlyRow(Fixtures.withLateness("web", "2024-05-14T00:00:00Z", l),
+    return onlyRow(
+        Fixtures.withLateness("web", "2024-05-14T00:00:00Z", l),
         Fixtures.profiler("lake.profiler.accuracy=" + accuracy));
   }
 
@@ -53,19 +57,27 @@ class LatenessStatsTest extends SparkTestBase {
   void c13LowAccuracyMovesThePercentileByUpToNOverAccuracyRanks() {
     Row r100 = thousand(100);
     Row r10 = thousand(10);
-    assertThat(List.of(r100.<Double>getAs("p50_s"), r100.<Double>getAs("p90_s"),
-        r10.<Double>getAs("p50_s"))).containsExactly(498.0, 891.0, 413.0);
+    assertThat(
+            List.of(
+                r100.<Double>getAs("p50_s"),
+                r100.<Double>getAs("p90_s"),
+                r10.<Double>getAs("p50_s")))
+        .containsExactly(498.0, 891.0, 413.0);
     assertThat(Math.abs(r10.<Double>getAs("p50_s") - 500)).isLessThanOrEqualTo(1000 / 10.0);
   }
 
   @Test
   void c12NullEventTimesAreIgnored() {
-    List<Row> rows = List.of(
-        Fixtures.row("c12-e1", "2024-05-14T12:01:00Z", "2024-05-14T12:01:05Z", null, "web", null),
-        Fixtures.row("c12-e2", null, "2024-05-14T12:01:06Z", null, "web", "MISSING_EVENT_TIME"),
-        Fixtures.row("c12-e3", "2024-05-14T12:02:00Z", "2024-05-14T12:02:09Z", null, "web", null),
-        Fixtures.row("c12-e4", "2024-05-14T12:03:00Z", "2024-05-14T12:03:30Z", null, "web", null),
-        Fixtures.row("c12-e5", null, "2024-05-14T12:03:06Z", null, "web", null));
+    List<Row> rows =
+        List.of(
+            Fixtures.row(
+                "c12-e1", "2024-05-14T12:01:00Z", "2024-05-14T12:01:05Z", null, "web", null),
+            Fixtures.row("c12-e2", null, "2024-05-14T12:01:06Z", null, "web", "MISSING_EVENT_TIME"),
+            Fixtures.row(
+                "c12-e3", "2024-05-14T12:02:00Z", "2024-05-14T12:02:09Z", null, "web", null),
+            Fixtures.row(
+                "c12-e4", "2024-05-14T12:03:00Z", "2024-05-14T12:03:30Z", null, "web", null),
+            Fixtures.row("c12-e5", null, "2024-05-14T12:03:06Z", null, "web", null));
     Row r = onlyRow(rows, Fixtures.profiler());
     assertThat(r.<Long>getAs("n")).isEqualTo(3L);
     assertThat(r.<Double>getAs("p50_s")).isEqualTo(9.0);
@@ -75,13 +87,23 @@ class LatenessStatsTest extends SparkTestBase {
 
   @Test
   void c10FutureDatedEventShowsAsSkew() {
-    List<Row> rows = List.of(
-        Fixtures.row("c10-e1", "2024-05-14T12:01:00Z", "2024-05-14T12:01:01Z", null, "web", null),
-        Fixtures.row("c10-e2", "2024-05-14T12:02:00Z", "2024-05-14T12:02:01Z", null, "web", null),
-        Fixtures.row("c10-e3", "2024-05-15T12:03:00Z", "2024-05-14T12:03:01Z", null, "web",
-            "FUTURE_EVENT_TIME"),
-        Fixtures.row("c10-e4", "2024-05-14T12:04:00Z", "2024-05-14T12:04:01Z", null, "web", null),
-        Fixtures.row("c10-e5", "2024-05-14T12:06:00Z", "2024-05-14T12:06:01Z", null, "web", null));
+    List<Row> rows =
+        List.of(
+            Fixtures.row(
+                "c10-e1", "2024-05-14T12:01:00Z", "2024-05-14T12:01:01Z", null, "web", null),
+            Fixtures.row(
+                "c10-e2", "2024-05-14T12:02:00Z", "2024-05-14T12:02:01Z", null, "web", null),
+            Fixtures.row(
+                "c10-e3",
+                "2024-05-15T12:03:00Z",
+                "2024-05-14T12:03:01Z",
+                null,
+                "web",
+                "FUTURE_EVENT_TIME"),
+            Fixtures.row(
+                "c10-e4", "2024-05-14T12:04:00Z", "2024-05-14T12:04:01Z", null, "web", null),
+            Fixtures.row(
+                "c10-e5", "2024-05-14T12:06:00Z", "2024-05-14T12:06:01Z", null, "web", null));
     Row r = onlyRow(rows, Fixtures.profiler());
     assertThat(r.<Double>getAs("min_s")).isEqualTo(-86399.0);
     assertThat(r.<Double>getAs("p10_s")).isEqualTo(-86399.0);
@@ -100,11 +122,12 @@ class LatenessStatsTest extends SparkTestBase {
     // publish next day 06:00); captured arrival times (files).
     List<Row> rows = new ArrayList<>();
     String[][] web = {
-        {"2024-05-14T10:00:05Z", "2024-05-14T10:00:00Z"},
-        {"2024-05-14T10:00:00Z", "2024-05-14T10:00:00Z"},
-        {"2024-05-14T10:00:00Z", "2024-05-14T10:00:30Z"},
-        {"2024-05-14T10:00:00Z", "2024-05-14T10:11:40Z"},
-        {"2024-05-14T10:00:00Z", "2024-05-14T11:06:40Z"}};
+      {"2024-05-14T10:00:05Z", "2024-05-14T10:00:00Z"},
+      {"2024-05-14T10:00:00Z", "2024-05-14T10:00:00Z"},
+      {"2024-05-14T10:00:00Z", "2024-05-14T10:00:30Z"},
+      {"2024-05-14T10:00:00Z", "2024-05-14T10:11:40Z"},
+      {"2024-05-14T10:00:00Z", "2024-05-14T11:06:40Z"}
+    };
     for (int i = 0; i < web.length; i++) {
       rows.add(Fixtures.row("w" + i, web[i][0], web[i][1], null, "web", null));
     }
@@ -113,43 +136,91 @@ class LatenessStatsTest extends SparkTestBase {
     rows.add(Fixtures.row("a0", "2024-05-13T23:00:00Z", "2024-05-14T07:00:00Z", 1, "app", null));
     rows.add(Fixtures.row("a1", "2024-05-14T08:00:00Z", "2024-05-14T08:00:02Z", 1, "app", null));
     // not valid: ignored
-    rows.add(Fixtures.row("x", "2024-05-14T08:00:00Z", "2024-05-14T08:00:02Z", 1, "app",
-        "INVALID_FIELD"));
-    ProfilerConfig cfg = Fixtures.profiler("lake.profiler.watermark-delay=10 minutes",
-        "lake.correction.horizon=1 hour", "lake.profiler.publish-after=30 hours");
-    Dataset<Row> stats = LatenessStats.stats(
-        LatenessStats.arrivals(Fixtures.bronze(spark, rows)), cfg, NOW);
+    rows.add(
+        Fixtures.row(
+            "x", "2024-05-14T08:00:00Z", "2024-05-14T08:00:02Z", 1, "app", "INVALID_FIELD"));
+    ProfilerConfig cfg =
+        Fixtures.profiler(
+            "lake.profiler.watermark-delay=10 minutes",
+            "lake.correction.horizon=1 hour",
+            "lake.profiler.publish-after=30 hours");
+    Dataset<Row> stats =
+        LatenessStats.stats(LatenessStats.arrivals(Fixtures.bronze(spark, rows)), cfg, NOW);
     assertThat(stats.orderBy("source").collectAsList())
-        .extracting(r -> r.getAs("source"), r -> r.getAs("arrival_day"), r -> r.getAs("n"),
-            r -> r.getAs("min_s"), r -> r.getAs("p50_s"), r -> r.getAs("max_s"),
-            r -> r.getAs("mean_s"), r -> r.getAs("negative_count"),
-            r -> r.getAs("beyond_watermark_count"), r -> r.getAs("beyond_watermark_share"),
-            r -> r.getAs("beyond_correction_count"), r -> r.getAs("after_publish_count"),
-            r -> r.getAs("create_time_count"), r -> r.getAs("clock_basis"))
+        .extracting(
+            r -> r.getAs("source"),
+            r -> r.getAs("arrival_day"),
+            r -> r.getAs("n"),
+            r -> r.getAs("min_s"),
+            r -> r.getAs("p50_s"),
+            r -> r.getAs("max_s"),
+            r -> r.getAs("mean_s"),
+            r -> r.getAs("negative_count"),
+            r -> r.getAs("beyond_watermark_count"),
+            r -> r.getAs("beyond_watermark_share"),
+            r -> r.getAs("beyond_correction_count"),
+            r -> r.getAs("after_publish_count"),
+            r -> r.getAs("create_time_count"),
+            r -> r.getAs("clock_basis"))
         .containsExactly(
-            tuple("app", Date.valueOf(LocalDate.of(2024, 5, 14)), 2L, 2.0, 2.0, 28800.0, 14401.0,
-                0L, 1L, 0.5, 1L, 1L, 0L, "broker"),
-            tuple("web", Date.valueOf(LocalDate.of(2024, 5, 14)), 5L, -5.0, 30.0, 4000.0, 945.0,
-                1L, 2L, 0.4, 1L, 0L, 0L, "captured"));
+            tuple(
+                "app",
+                Date.valueOf(LocalDate.of(2024, 5, 14)),
+                2L,
+                2.0,
+                2.0,
+                28800.0,
+                14401.0,
+                0L,
+                1L,
+                0.5,
+                1L,
+                1L,
+                0L,
+                "broker"),
+            tuple(
+                "web",
+                Date.valueOf(LocalDate.of(2024, 5, 14)),
+                5L,
+                -5.0,
+                30.0,
+                4000.0,
+                945.0,
+                1L,
+                2L,
+                0.4,
+                1L,
+                0L,
+                0L,
+                "captured"));
   }
 
   @Test
   void c14CreateTimeRowsAreCountedApartAndLeftOutOfTheFigures() {
-    List<Row> rows = List.of(
-        Fixtures.row("c14-k1", "2024-05-14T12:00:00Z", "2024-05-14T12:00:30Z", 1, "web", null),
-        Fixtures.row("c14-k2", "2024-05-14T12:00:00Z", "2024-05-14T12:01:30Z", 1, "web", null),
-        Fixtures.row("c14-k3", "2024-05-14T12:00:00Z", "2024-05-14T12:05:00Z", 1, "web", null),
-        // CreateTime copied from event_time by the producer: lateness would read 0
-        Fixtures.row("c14-k4", "2024-05-14T10:00:00Z", "2024-05-14T10:00:00Z", 0, "web", null),
-        Fixtures.row("c14-k5", "2024-05-14T10:01:00Z", "2024-05-14T10:01:00Z", 0, "web", null));
+    List<Row> rows =
+        List.of(
+            Fixtures.row("c14-k1", "2024-05-14T12:00:00Z", "2024-05-14T12:00:30Z", 1, "web", null),
+            Fixtures.row("c14-k2", "2024-05-14T12:00:00Z", "2024-05-14T12:01:30Z", 1, "web", null),
+            Fixtures.row("c14-k3", "2024-05-14T12:00:00Z", "2024-05-14T12:05:00Z", 1, "web", null),
+            // CreateTime copied from event_time by the producer: lateness would read 0
+            Fixtures.row("c14-k4", "2024-05-14T10:00:00Z", "2024-05-14T10:00:00Z", 0, "web", null),
+            Fixtures.row("c14-k5", "2024-05-14T10:01:00Z", "2024-05-14T10:01:00Z", 0, "web", null));
     Row r = onlyRow(rows, Fixtures.profiler());
-    assertThat(List.<Object>of(r.getAs("n"), r.getAs("p50_s"), r.getAs("min_s"),
-        r.getAs("max_s"), r.getAs("create_time_count"), r.getAs("clock_basis")))
+    assertThat(
+            List.<Object>of(
+                r.getAs("n"),
+                r.getAs("p50_s"),
+                r.getAs("min_s"),
+                r.getAs("max_s"),
+                r.getAs("create_time_count"),
+                r.getAs("clock_basis")))
         .containsExactly(3L, 90.0, 30.0, 300.0, 2L, "mixed-producer-clock");
     // a topic of CreateTime rows only: nothing measured, the rows counted and flagged
     Row only = onlyRow(rows.subList(3, 5), Fixtures.profiler());
-    assertThat(List.<Object>of(only.getAs("n"), only.getAs("create_time_count"),
-        only.getAs("clock_basis"))).containsExactly(0L, 2L, "producer-clock");
+    assertThat(
+            List.<Object>of(
+                only.getAs("n"), only.getAs("create_time_count"), only.getAs("clock_basis")))
+        .containsExactly(0L, 2L, "producer-clock");
     assertThat(only.<Double>getAs("p50_s")).isNull();
     assertThat(only.<Double>getAs("negative_share")).isNull();
   }
@@ -157,22 +228,36 @@ class LatenessStatsTest extends SparkTestBase {
   @Test
   void c30RedeliveredCopiesAreCountedApartNotAsEvents() {
     String[][] export = {
-        {"c30-r1", "2024-05-14T12:01:00Z", "2024-05-14T12:01:50Z"},
-        {"c30-r2", "2024-05-14T12:02:00Z", "2024-05-14T12:03:00Z"},
-        {"c30-r3", "2024-05-14T12:03:00Z", "2024-05-14T12:04:10Z"}};
+      {"c30-r1", "2024-05-14T12:01:00Z", "2024-05-14T12:01:50Z"},
+      {"c30-r2", "2024-05-14T12:02:00Z", "2024-05-14T12:03:00Z"},
+      {"c30-r3", "2024-05-14T12:03:00Z", "2024-05-14T12:04:10Z"}
+    };
     List<Row> rows = new ArrayList<>();
     for (String[] e : export) {
       rows.add(Fixtures.row(e[0], e[1], e[2], null, "web", null, "2024-05-14"));
     }
-    rows.add(Fixtures.row("c30-r4", "2024-05-14T12:30:00Z", "2024-05-14T12:30:01Z", null, "web",
-        null, "2024-05-14"));
+    rows.add(
+        Fixtures.row(
+            "c30-r4",
+            "2024-05-14T12:30:00Z",
+            "2024-05-14T12:30:01Z",
+            null,
+            "web",
+            null,
+            "2024-05-14"));
     // the retried export: byte-identical copies, same enqueued times, ingested later
     for (String[] e : export) {
       rows.add(Fixtures.row(e[0], e[1], e[2], null, "web", null, "2024-05-15"));
     }
     Row r = onlyRow(rows, Fixtures.profiler());
-    assertThat(List.<Object>of(r.getAs("n"), r.getAs("p50_s"), r.getAs("min_s"),
-        r.getAs("max_s"), r.getAs("redelivery_count"), r.getAs("redelivery_share")))
+    assertThat(
+            List.<Object>of(
+                r.getAs("n"),
+                r.getAs("p50_s"),
+                r.getAs("min_s"),
+                r.getAs("max_s"),
+                r.getAs("redelivery_count"),
+                r.getAs("redelivery_share")))
         .containsExactly(4L, 50.0, 1.0, 70.0, 3L, 3.0 / 7);
   }
 }

@@ -28,8 +28,12 @@ class ProfileJobTest extends SparkTestBase {
 
   private TableRegistry lake(Path dir, List<Row> rows) {
     TableRegistry tables = new TableRegistry(dir.toString());
-    Fixtures.bronze(spark, rows).write().format("delta").partitionBy("ingest_date")
-        .mode("overwrite").save(tables.bronzeEvents());
+    Fixtures.bronze(spark, rows)
+        .write()
+        .format("delta")
+        .partitionBy("ingest_date")
+        .mode("overwrite")
+        .save(tables.bronzeEvents());
     return tables;
   }
 
@@ -51,10 +55,15 @@ class ProfileJobTest extends SparkTestBase {
     new ProfileJob(spark, cfg, tables, DayRange.parse("2024-05-15"), CLOCK).run();
 
     assertThat(table(tables, "lateness_stats"))
-        .extracting(r -> r.getAs("source"), r -> r.getAs("arrival_day").toString(),
-            r -> r.getAs("n"), r -> r.getAs("max_s"))
-        .containsExactlyInAnyOrder(tuple("web", "2024-05-14", 3L, 3.0),
-            tuple("web", "2024-05-15", 2L, 5.0), tuple("app", "2024-05-15", 1L, 6.0));
+        .extracting(
+            r -> r.getAs("source"),
+            r -> r.getAs("arrival_day").toString(),
+            r -> r.getAs("n"),
+            r -> r.getAs("max_s"))
+        .containsExactlyInAnyOrder(
+            tuple("web", "2024-05-14", 3L, 3.0),
+            tuple("web", "2024-05-15", 2L, 5.0),
+            tuple("app", "2024-05-15", 1L, 6.0));
     assertThat(second.stats()).hasSize(3);
     assertThat(second.alerts()).isEmpty();
   }
@@ -62,19 +71,43 @@ class ProfileJobTest extends SparkTestBase {
   @Test
   void readsOnlyTheRangeAndPrunesOlderIngestPartitions(@TempDir Path dir) {
     List<Row> rows = new ArrayList<>();
-    rows.add(Fixtures.row("in", "2024-05-14T10:00:00Z", "2024-05-14T10:00:01Z", null, "web", null,
-        "2024-05-14"));
-    rows.add(Fixtures.row("late-ingest", "2024-05-14T10:00:00Z", "2024-05-14T10:00:02Z", null,
-        "web", null, "2024-05-19"));
-    rows.add(Fixtures.row("other-day", "2024-05-15T10:00:00Z", "2024-05-15T10:00:03Z", null,
-        "web", null, "2024-05-15"));
+    rows.add(
+        Fixtures.row(
+            "in", "2024-05-14T10:00:00Z", "2024-05-14T10:00:01Z", null, "web", null, "2024-05-14"));
+    rows.add(
+        Fixtures.row(
+            "late-ingest",
+            "2024-05-14T10:00:00Z",
+            "2024-05-14T10:00:02Z",
+            null,
+            "web",
+            null,
+            "2024-05-19"));
+    rows.add(
+        Fixtures.row(
+            "other-day",
+            "2024-05-15T10:00:00Z",
+            "2024-05-15T10:00:03Z",
+            null,
+            "web",
+            null,
+            "2024-05-15"));
     // arrival day in range, but in an ingest partition before the range: pruned, never read
-    rows.add(Fixtures.row("pruned", "2024-05-14T10:00:00Z", "2024-05-14T10:00:04Z", null, "web",
-        null, "2024-05-10"));
+    rows.add(
+        Fixtures.row(
+            "pruned",
+            "2024-05-14T10:00:00Z",
+            "2024-05-14T10:00:04Z",
+            null,
+            "web",
+            null,
+            "2024-05-10"));
     TableRegistry tables = lake(dir, rows);
-    Dataset<Row> read = ProfileJob.readLateness(spark, tables, DayRange.parse("2024-05-14"),
-        java.time.Duration.ofDays(1));
-    assertThat(read.collectAsList()).extracting(r -> r.getAs("lateness_s"))
+    Dataset<Row> read =
+        ProfileJob.readLateness(
+            spark, tables, DayRange.parse("2024-05-14"), java.time.Duration.ofDays(1));
+    assertThat(read.collectAsList())
+        .extracting(r -> r.getAs("lateness_s"))
         .containsExactlyInAnyOrder(1.0, 2.0);
     assertThat(read.queryExecution().executedPlan().toString())
         .contains("PartitionFilters: [isnotnull(ingest_date")
@@ -85,18 +118,25 @@ class ProfileJobTest extends SparkTestBase {
   void aCopyWhoseFirstArrivalWasBeforeTheRangeIsARedeliveryNotAnEvent(@TempDir Path dir) {
     List<Row> rows = new ArrayList<>();
     // first arrival on 2024-05-13 (a day before the profiled range), its copy on the 14th
-    rows.add(Fixtures.row("a", "2024-05-13T23:58:00Z", "2024-05-13T23:59:00Z", null, "web", null,
-        "2024-05-13"));
-    rows.add(Fixtures.row("a", "2024-05-13T23:58:00Z", "2024-05-14T00:10:00Z", null, "web", null,
-        "2024-05-14"));
-    rows.add(Fixtures.row("b", "2024-05-14T10:00:00Z", "2024-05-14T10:00:05Z", null, "web", null,
-        "2024-05-14"));
+    rows.add(
+        Fixtures.row(
+            "a", "2024-05-13T23:58:00Z", "2024-05-13T23:59:00Z", null, "web", null, "2024-05-13"));
+    rows.add(
+        Fixtures.row(
+            "a", "2024-05-13T23:58:00Z", "2024-05-14T00:10:00Z", null, "web", null, "2024-05-14"));
+    rows.add(
+        Fixtures.row(
+            "b", "2024-05-14T10:00:00Z", "2024-05-14T10:00:05Z", null, "web", null, "2024-05-14"));
     TableRegistry tables = lake(dir, rows);
-    ProfileJob.Result r = new ProfileJob(spark, Fixtures.profiler(), tables,
-        DayRange.parse("2024-05-14"), CLOCK).run();
+    ProfileJob.Result r =
+        new ProfileJob(spark, Fixtures.profiler(), tables, DayRange.parse("2024-05-14"), CLOCK)
+            .run();
     assertThat(r.stats())
-        .extracting(s -> s.getAs("arrival_day").toString(), s -> s.getAs("n"),
-            s -> s.getAs("p50_s"), s -> s.getAs("redelivery_count"),
+        .extracting(
+            s -> s.getAs("arrival_day").toString(),
+            s -> s.getAs("n"),
+            s -> s.getAs("p50_s"),
+            s -> s.getAs("redelivery_count"),
             s -> s.getAs("redelivery_share"))
         .containsExactly(tuple("2024-05-14", 1L, 5.0, 1L, 0.5));
   }
@@ -104,11 +144,16 @@ class ProfileJobTest extends SparkTestBase {
   @Test
   void missingBronzeIsAUsageError(@TempDir Path dir) {
     TableRegistry tables = new TableRegistry(dir.toString());
-    assertThatThrownBy(() -> new ProfileJob(spark, Fixtures.profiler(), tables,
-        DayRange.parse("2024-05-14"), CLOCK).run())
+    assertThatThrownBy(
+            () ->
+                new ProfileJob(
+                        spark, Fixtures.profiler(), tables, DayRange.parse("2024-05-14"), CLOCK)
+                    .run())
         .isInstanceOf(LatelakeException.class)
-        .hasMessage("Cannot profile lateness: no bronze table at '" + dir
-            + "/bronze/events' (lake.root); run bronze first")
+        .hasMessage(
+            "Cannot profile lateness: no bronze table at '"
+                + dir
+                + "/bronze/events' (lake.root); run bronze first")
         .satisfies(e -> assertThat(((LatelakeException) e).exitCode()).isEqualTo(ExitCode.USAGE));
   }
 
@@ -124,20 +169,30 @@ class ProfileJobTest extends SparkTestBase {
     for (int i = 0; i < 100; i++) {
       l[i] = i == 50 ? 1000 : i == 70 ? 1200 : next++;
       Instant t = base.plusSeconds(30L * i);
-      rows.add(Fixtures.row("e" + i, t.toString(), t.plusSeconds((long) l[i]).toString(), null,
-          "web", null));
+      rows.add(
+          Fixtures.row(
+              "e" + i, t.toString(), t.plusSeconds((long) l[i]).toString(), null, "web", null));
     }
     double[] sorted = java.util.Arrays.stream(l).sorted().toArray();
     TableRegistry tables = lake(dir, rows);
-    ProfilerConfig cfg = Fixtures.profiler("lake.profiler.watermark-delay=10 minutes",
-        "lake.correction.horizon=12 minutes", "lake.profiler.correction-coverage=0.995");
+    ProfilerConfig cfg =
+        Fixtures.profiler(
+            "lake.profiler.watermark-delay=10 minutes",
+            "lake.correction.horizon=12 minutes",
+            "lake.profiler.correction-coverage=0.995");
     ProfileJob.Result r =
         new ProfileJob(spark, cfg, tables, DayRange.parse("2024-05-14"), CLOCK).run();
     assertThat(r.advice())
-        .extracting(a -> a.getAs("kind"), a -> a.getAs("coverage"), a -> a.getAs("advised_delay_s"),
-            a -> a.getAs("configured_delay_s"), a -> a.getAs("configured_beyond_count"),
-            a -> a.getAs("configured_beyond_share"), a -> a.getAs("configured_dropped_count"),
-            a -> a.getAs("configured_dropped_share"), a -> a.getAs("n"))
+        .extracting(
+            a -> a.getAs("kind"),
+            a -> a.getAs("coverage"),
+            a -> a.getAs("advised_delay_s"),
+            a -> a.getAs("configured_delay_s"),
+            a -> a.getAs("configured_beyond_count"),
+            a -> a.getAs("configured_beyond_share"),
+            a -> a.getAs("configured_dropped_count"),
+            a -> a.getAs("configured_dropped_share"),
+            a -> a.getAs("n"))
         .containsExactly(
             tuple("watermark", 0.99, 1000.0, 600.0, 2L, 0.02, 2L, 0.02, 100L),
             tuple("watermark", 0.999, 1200.0, 600.0, 2L, 0.02, 2L, 0.02, 100L),
@@ -156,41 +211,70 @@ class ProfileJobTest extends SparkTestBase {
       l[i] = (i % 100 + 1) * 10; // 10, 20, ..., 1000 s, each twice
     }
     TableRegistry tables = lake(dir, Fixtures.withLateness("web", "2024-05-14T10:00:00Z", l));
-    new ProfileJob(spark, Fixtures.profiler("lake.profiler.cdf-steps=100"), tables,
-        DayRange.parse("2024-05-14"), CLOCK).run();
+    new ProfileJob(
+            spark,
+            Fixtures.profiler("lake.profiler.cdf-steps=100"),
+            tables,
+            DayRange.parse("2024-05-14"),
+            CLOCK)
+        .run();
     List<Row> cdfRows = table(tables, "lateness_cdf");
     assertThat(cdfRows).hasSize(101);
     LatenessCdf cdf = LatenessCdf.fromRows(cdfRows);
     for (double age : new double[] {0, 5, 10, 370, 990, 1000, 5000}) {
       long atMost = java.util.Arrays.stream(l).filter(v -> v <= age).count();
-      assertThat(cdf.share(age)).as("F(%s)", age).isCloseTo(atMost / 200.0,
-          org.assertj.core.data.Offset.offset(1e-12));
+      assertThat(cdf.share(age))
+          .as("F(%s)", age)
+          .isCloseTo(atMost / 200.0, org.assertj.core.data.Offset.offset(1e-12));
     }
     assertThat(cdf.share(370)).isEqualTo(0.37);
   }
 
   @Test
   void exceededRuleWritesOneAlertRowAndAnUnexceededRuleNone(@TempDir Path dir) {
-    TableRegistry tables = lake(dir,
-        Fixtures.withLateness("web", "2024-05-14T10:00:00Z", 1, 2, 3, 500));
+    TableRegistry tables =
+        lake(dir, Fixtures.withLateness("web", "2024-05-14T10:00:00Z", 1, 2, 3, 500));
     DayRange day = DayRange.parse("2024-05-14");
-    ProfileJob.Result quiet = new ProfileJob(spark,
-        Fixtures.profiler("lake.profiler.rules=[{metric=p99_s, above=500}]"), tables, day, CLOCK)
-        .run();
+    ProfileJob.Result quiet =
+        new ProfileJob(
+                spark,
+                Fixtures.profiler("lake.profiler.rules=[{metric=p99_s, above=500}]"),
+                tables,
+                day,
+                CLOCK)
+            .run();
     assertThat(quiet.alerted()).isFalse();
     assertThat(dir.resolve("monitoring/alerts")).doesNotExist();
 
-    ProfileJob.Result loud = new ProfileJob(spark,
-        Fixtures.profiler("lake.profiler.rules=[{metric=p99_s, above=499.5}, "
-            + "{metric=negative_share, above=0}]"), tables, day, CLOCK).run();
+    ProfileJob.Result loud =
+        new ProfileJob(
+                spark,
+                Fixtures.profiler(
+                    "lake.profiler.rules=[{metric=p99_s, above=499.5}, "
+                        + "{metric=negative_share, above=0}]"),
+                tables,
+                day,
+                CLOCK)
+            .run();
     assertThat(loud.alerted()).isTrue();
     assertThat(table(tables, "alerts"))
-        .extracting(r -> r.getAs("origin"), r -> r.getAs("rule"), r -> r.getAs("subject"),
-            r -> r.getAs("day"), r -> r.getAs("observed"), r -> r.getAs("limit_value"),
+        .extracting(
+            r -> r.getAs("origin"),
+            r -> r.getAs("rule"),
+            r -> r.getAs("subject"),
+            r -> r.getAs("day"),
+            r -> r.getAs("observed"),
+            r -> r.getAs("limit_value"),
             r -> r.getAs("message"))
-        .containsExactly(tuple("lateness-profiler", "p99_s > 499.5", "web",
-            Date.valueOf("2024-05-14"), 500.0, 499.5,
-            "Lateness SLA exceeded for source 'web' on 2024-05-14: p99_s = 500.0 > 499.5"));
+        .containsExactly(
+            tuple(
+                "lateness-profiler",
+                "p99_s > 499.5",
+                "web",
+                Date.valueOf("2024-05-14"),
+                500.0,
+                499.5,
+                "Lateness SLA exceeded for source 'web' on 2024-05-14: p99_s = 500.0 > 499.5"));
   }
 
   @Test
@@ -199,28 +283,74 @@ class ProfileJobTest extends SparkTestBase {
     List<Row> progress = new ArrayList<>();
     for (int b = 0; b < 5; b++) {
       // batch 0 dropped 50 rows; batches 1..4 dropped 1 row of 100 each
-      progress.add(org.apache.spark.sql.RowFactory.create("silver_events", "q", "r", (long) b,
-          Fixtures.ts("2024-05-14T10:0" + b + ":00Z"), 100L, null, b == 0 ? 50L : 1L, "", 0L,
-          0L, 0L, Fixtures.ts("2024-05-14T10:0" + b + ":00Z"), 0L, null));
+      progress.add(
+          org.apache.spark.sql.RowFactory.create(
+              "silver_events",
+              "q",
+              "r",
+              (long) b,
+              Fixtures.ts("2024-05-14T10:0" + b + ":00Z"),
+              100L,
+              null,
+              b == 0 ? 50L : 1L,
+              "",
+              0L,
+              0L,
+              0L,
+              Fixtures.ts("2024-05-14T10:0" + b + ":00Z"),
+              0L,
+              null));
     }
-    spark.createDataFrame(progress, io.latelake.core.streaming.ProgressRecorder.SCHEMA).write()
-        .format("delta").save(tables.streamProgress());
+    spark
+        .createDataFrame(progress, io.latelake.core.streaming.ProgressRecorder.SCHEMA)
+        .write()
+        .format("delta")
+        .save(tables.streamProgress());
     DayRange day = DayRange.parse("2024-05-14");
     // the window of the last 4 batches holds 4 drops of 400 input rows: no alert at 5 / 1.5%
-    assertThat(new ProfileJob(spark, Fixtures.profiler("lake.profiler.drop-window-batches=4",
-        "lake.profiler.drop-max-count=5", "lake.profiler.drop-max-share=0.015"), tables, day,
-        CLOCK).run().alerts()).isEmpty();
-    ProfileJob.Result r = new ProfileJob(spark, Fixtures.profiler(
-        "lake.profiler.drop-window-batches=5", "lake.profiler.drop-max-count=53",
-        "lake.profiler.drop-max-share=0.1"), tables, day, CLOCK).run();
+    assertThat(
+            new ProfileJob(
+                    spark,
+                    Fixtures.profiler(
+                        "lake.profiler.drop-window-batches=4",
+                        "lake.profiler.drop-max-count=5",
+                        "lake.profiler.drop-max-share=0.015"),
+                    tables,
+                    day,
+                    CLOCK)
+                .run()
+                .alerts())
+        .isEmpty();
+    ProfileJob.Result r =
+        new ProfileJob(
+                spark,
+                Fixtures.profiler(
+                    "lake.profiler.drop-window-batches=5",
+                    "lake.profiler.drop-max-count=53",
+                    "lake.profiler.drop-max-share=0.1"),
+                tables,
+                day,
+                CLOCK)
+            .run();
     assertThat(r.alerts())
-        .extracting(a -> a.getAs("rule"), a -> a.getAs("subject"), a -> a.getAs("observed"),
+        .extracting(
+            a -> a.getAs("rule"),
+            a -> a.getAs("subject"),
+            a -> a.getAs("observed"),
             a -> a.getAs("message"))
         .containsExactlyInAnyOrder(
-            tuple("watermark_drops.count > 53", "silver_events", 54.0, "Stream 'silver_events' "
-                + "dropped 54 rows behind the watermark in the last 5 micro-batches (limit 53)"),
-            tuple("watermark_drops.share > 0.1", "silver_events", 0.108, "Stream 'silver_events' "
-                + "dropped 10.800% of its input rows behind the watermark in the last 5 "
-                + "micro-batches (limit 0.1)"));
+            tuple(
+                "watermark_drops.count > 53",
+                "silver_events",
+                54.0,
+                "Stream 'silver_events' "
+                    + "dropped 54 rows behind the watermark in the last 5 micro-batches (limit 53)"),
+            tuple(
+                "watermark_drops.share > 0.1",
+                "silver_events",
+                0.108,
+                "Stream 'silver_events' "
+                    + "dropped 10.800% of its input rows behind the watermark in the last 5 "
+                    + "micro-batches (limit 0.1)"));
   }
 }

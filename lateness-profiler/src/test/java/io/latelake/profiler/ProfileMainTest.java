@@ -46,81 +46,147 @@ class ProfileMainTest {
   @Test
   void aDayThatIsNotADayExitsTwoBeforeSpark() {
     assertThat(Launcher.execute(new ProfileMain(), "--days", "2024-13-01")).isEqualTo(2);
-    assertThat(err()).contains("latelake: Invalid value '2024-13-01' for option '--days': "
-        + "expected a UTC day YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD");
-    assertThat(Launcher.execute(new ProfileMain(), "--days", "2024-05-14' OR '1'='1"))
-        .isEqualTo(2);
-    assertThat(err()).contains("latelake: Invalid value '2024-05-14' OR '1'='1' for option "
-        + "'--days': expected a UTC day YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD");
+    assertThat(err())
+        .contains(
+            "latelake: Invalid value '2024-13-01' for option '--days': "
+                + "expected a UTC day YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD");
+    assertThat(Launcher.execute(new ProfileMain(), "--days", "2024-05-14' OR '1'='1")).isEqualTo(2);
+    assertThat(err())
+        .contains(
+            "latelake: Invalid value '2024-05-14' OR '1'='1' for option "
+                + "'--days': expected a UTC day YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD");
     assertThat(Launcher.execute(new ProfileMain(), "--days", "2024-05-15..2024-05-14"))
         .isEqualTo(2);
-    assertThat(err()).contains("latelake: Invalid value '2024-05-15..2024-05-14' for option "
-        + "'--days': the last day is before the first");
+    assertThat(err())
+        .contains(
+            "latelake: Invalid value '2024-05-15..2024-05-14' for option "
+                + "'--days': the last day is before the first");
     assertThat(SparkSession.getActiveSession().isDefined()).isFalse();
   }
 
   @Test
   void badProfilerConfigExitsTwoNamingTheKey() {
-    assertThat(Launcher.execute(new ProfileMain(), "--set",
-        "lake.profiler.rules=[{metric=p98_s, above=1}]")).isEqualTo(2);
-    assertThat(err()).contains("latelake: Invalid value 'p98_s' for key "
-        + "'lake.profiler.rules[0].metric': expected one of " + AlertRule.METRICS);
-    assertThat(Launcher.execute(new ProfileMain(), "--set",
-        "lake.profiler.rules=[{metric=negative_share, above=2}]")).isEqualTo(2);
-    assertThat(err()).contains("latelake: Invalid value '2' for key "
-        + "'lake.profiler.rules[0].above': a share must be between 0 and 1");
-    assertThat(Launcher.execute(new ProfileMain(), "--set",
-        "lake.profiler.watermark-coverage=[0.99, 1.0]")).isEqualTo(2);
-    assertThat(err()).contains("latelake: Invalid value '[0.99, 1]' for key "
-        + "'lake.profiler.watermark-coverage': each coverage must be a share strictly between "
-        + "0 and 1");
-    assertThat(Launcher.execute(new ProfileMain(), "--set",
-        "lake.correction.horizon=1 minute")).isEqualTo(2);
-    assertThat(err()).contains("latelake: Invalid value '1 minute' for key "
-        + "'lake.correction.horizon': must be at least lake.gold.watermark-delay (PT10M), or a "
-        + "settled window could still be open");
-    assertThat(Launcher.execute(new ProfileMain(), "--set",
-        "lake.profiler.watermark-delay=2 hours")).isEqualTo(2);
-    assertThat(err()).contains("latelake: Invalid value '2 hours' for key "
-        + "'lake.profiler.watermark-delay': must not be longer than lake.correction.horizon "
-        + "(PT1H)");
-    assertThat(Launcher.execute(new ProfileMain(), "--set",
-        "lake.profiler.correction-horizon=2 days")).isEqualTo(2);
-    assertThat(err()).contains("latelake: Unknown key 'lake.profiler.correction-horizon' (set in "
-        + "--set lake.profiler.correction-horizon: 1); did you mean 'lake.correction.horizon'? It "
-        + "replaced this key");
+    assertThat(
+            Launcher.execute(
+                new ProfileMain(), "--set", "lake.profiler.rules=[{metric=p98_s, above=1}]"))
+        .isEqualTo(2);
+    assertThat(err())
+        .contains(
+            "latelake: Invalid value 'p98_s' for key "
+                + "'lake.profiler.rules[0].metric': expected one of "
+                + AlertRule.METRICS);
+    assertThat(
+            Launcher.execute(
+                new ProfileMain(),
+                "--set",
+                "lake.profiler.rules=[{metric=negative_share, above=2}]"))
+        .isEqualTo(2);
+    assertThat(err())
+        .contains(
+            "latelake: Invalid value '2' for key "
+                + "'lake.profiler.rules[0].above': a share must be between 0 and 1");
+    assertThat(
+            Launcher.execute(
+                new ProfileMain(), "--set", "lake.profiler.watermark-coverage=[0.99, 1.0]"))
+        .isEqualTo(2);
+    assertThat(err())
+        .contains(
+            "latelake: Invalid value '[0.99, 1]' for key "
+                + "'lake.profiler.watermark-coverage': each coverage must be a share strictly between "
+                + "0 and 1");
+    assertThat(Launcher.execute(new ProfileMain(), "--set", "lake.correction.horizon=1 minute"))
+        .isEqualTo(2);
+    assertThat(err())
+        .contains(
+            "latelake: Invalid value '1 minute' for key "
+                + "'lake.correction.horizon': must be at least lake.gold.watermark-delay (PT10M), or a "
+                + "settled window could still be open");
+    assertThat(
+            Launcher.execute(new ProfileMain(), "--set", "lake.profiler.watermark-delay=2 hours"))
+        .isEqualTo(2);
+    assertThat(err())
+        .contains(
+            "latelake: Invalid value '2 hours' for key "
+                + "'lake.profiler.watermark-delay': must not be longer than lake.correction.horizon "
+                + "(PT1H)");
+    assertThat(
+            Launcher.execute(new ProfileMain(), "--set", "lake.profiler.correction-horizon=2 days"))
+        .isEqualTo(2);
+    assertThat(err())
+        .contains(
+            "latelake: Unknown key 'lake.profiler.correction-horizon' (set in "
+                + "--set lake.profiler.correction-horizon: 1); did you mean 'lake.correction.horizon'? It "
+                + "replaced this key");
     assertThat(Launcher.execute(new ProfileMain(), "--set", "lake.profiler.acuracy=5"))
         .isEqualTo(2);
-    assertThat(err()).contains("latelake: Unknown key 'lake.profiler.acuracy' (set in --set "
-        + "lake.profiler.acuracy: 1); did you mean 'lake.profiler.accuracy'?");
+    assertThat(err())
+        .contains(
+            "latelake: Unknown key 'lake.profiler.acuracy' (set in --set "
+                + "lake.profiler.acuracy: 1); did you mean 'lake.profiler.accuracy'?");
   }
 
   @Test
   void reportBeforeAnyProfileExitsTwo(@TempDir Path dir) {
-    assertThat(Launcher.execute(new ReportMain(), "--days", "2024-05-14", "--set",
-        "lake.root=\"" + dir + "\"", "--set", "lake.spark.shuffle-partitions=2")).isEqualTo(2);
-    assertThat(err()).contains("latelake: Cannot write the lateness report: no table at '" + dir
-        + "/monitoring/lateness_stats'; run `latelake profile` first");
+    assertThat(
+            Launcher.execute(
+                new ReportMain(),
+                "--days",
+                "2024-05-14",
+                "--set",
+                "lake.root=\"" + dir + "\"",
+                "--set",
+                "lake.spark.shuffle-partitions=2"))
+        .isEqualTo(2);
+    assertThat(err())
+        .contains(
+            "latelake: Cannot write the lateness report: no table at '"
+                + dir
+                + "/monitoring/lateness_stats'; run `latelake profile` first");
     assertThat(Launcher.execute(new ReportMain(), "--days", "yesterday")).isEqualTo(2);
     assertThat(err()).contains("latelake: Invalid value 'yesterday' for option '--days'");
   }
 
   @Test
   void anExceededRuleExitsThreeAndWritesOneAlertRow(@TempDir Path dir) {
-    SparkSession spark = SparkSessions.create("fixture",
-        ConfigLoader.load(Optional.empty(), List.of("lake.spark.shuffle-partitions=2")));
+    SparkSession spark =
+        SparkSessions.create(
+            "fixture",
+            ConfigLoader.load(Optional.empty(), List.of("lake.spark.shuffle-partitions=2")));
     TableRegistry tables = new TableRegistry(dir.toString());
     Fixtures.bronze(spark, Fixtures.withLateness("web", "2024-05-14T10:00:00Z", 1, 2, 3))
-        .write().format("delta").partitionBy("ingest_date").save(tables.bronzeEvents());
+        .write()
+        .format("delta")
+        .partitionBy("ingest_date")
+        .save(tables.bronzeEvents());
     String root = "lake.root=\"" + dir + "\"";
-    assertThat(Launcher.execute(new ProfileMain(), "--days", "2024-05-14", "--set", root,
-        "--set", "lake.spark.shuffle-partitions=2",
-        "--set", "lake.profiler.rules=[{metric=max_s, above=3}]")).isEqualTo(0);
-    assertThat(Launcher.execute(new ProfileMain(), "--days", "2024-05-14", "--set", root,
-        "--set", "lake.spark.shuffle-partitions=2",
-        "--set", "lake.profiler.rules=[{metric=max_s, above=2.5}]")).isEqualTo(3);
-    SparkSession after = SparkSessions.create("check",
-        ConfigLoader.load(Optional.empty(), List.of("lake.spark.shuffle-partitions=2")));
+    assertThat(
+            Launcher.execute(
+                new ProfileMain(),
+                "--days",
+                "2024-05-14",
+                "--set",
+                root,
+                "--set",
+                "lake.spark.shuffle-partitions=2",
+                "--set",
+                "lake.profiler.rules=[{metric=max_s, above=3}]"))
+        .isEqualTo(0);
+    assertThat(
+            Launcher.execute(
+                new ProfileMain(),
+                "--days",
+                "2024-05-14",
+                "--set",
+                root,
+                "--set",
+                "lake.spark.shuffle-partitions=2",
+                "--set",
+                "lake.profiler.rules=[{metric=max_s, above=2.5}]"))
+        .isEqualTo(3);
+    SparkSession after =
+        SparkSessions.create(
+            "check",
+            ConfigLoader.load(Optional.empty(), List.of("lake.spark.shuffle-partitions=2")));
     try {
       assertThat(after.read().format("delta").load(tables.monitoring("alerts")).collectAsList())
           .extracting(r -> r.getAs("rule"), r -> r.getAs("observed"))

@@ -11,8 +11,11 @@ import org.junit.jupiter.api.Test;
 class ProfilerConfigTest {
   @Test
   void comparesWithGoldsWatermarkDelayAndTheOneCorrectionHorizon() {
-    ProfilerConfig cfg = Fixtures.profiler("lake.silver.watermark-delay=3 minutes",
-        "lake.gold.watermark-delay=7 minutes", "lake.correction.horizon=2 hours");
+    ProfilerConfig cfg =
+        Fixtures.profiler(
+            "lake.silver.watermark-delay=3 minutes",
+            "lake.gold.watermark-delay=7 minutes",
+            "lake.correction.horizon=2 hours");
     assertThat(cfg.watermarkDelay()).isEqualTo(Duration.ofMinutes(7));
     assertThat(cfg.watermarkDelaySeconds()).isEqualTo(420.0);
     assertThat(cfg.correctionHorizon()).isEqualTo(Duration.ofHours(2));
@@ -36,31 +39,35 @@ class ProfilerConfigTest {
         .isEqualTo(Duration.ofHours(1));
     assertThatThrownBy(() -> Fixtures.profiler("lake.profiler.watermark-delay=61 minutes"))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value '61 minutes' for key 'lake.profiler.watermark-delay': must "
-            + "not be longer than lake.correction.horizon (PT1H)");
+        .hasMessage(
+            "Invalid value '61 minutes' for key 'lake.profiler.watermark-delay': must "
+                + "not be longer than lake.correction.horizon (PT1H)");
   }
 
   @Test
   void decimalsAreCheckedWithTheirKey() {
     assertThatThrownBy(() -> Fixtures.profiler("lake.profiler.drop-max-share=much"))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value 'much' for key 'lake.profiler.drop-max-share': expected a "
-            + "number");
+        .hasMessage(
+            "Invalid value 'much' for key 'lake.profiler.drop-max-share': expected a " + "number");
     assertThatThrownBy(() -> Fixtures.profiler("lake.profiler.drop-max-share=1.5"))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value '1.5' for key 'lake.profiler.drop-max-share': must be between "
-            + "0 and 1 (0: off)");
+        .hasMessage(
+            "Invalid value '1.5' for key 'lake.profiler.drop-max-share': must be between "
+                + "0 and 1 (0: off)");
     assertThatThrownBy(() -> Fixtures.profiler("lake.profiler.correction-coverage=1"))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value '1.0' for key 'lake.profiler.correction-coverage': must be a "
-            + "share strictly between 0 and 1");
+        .hasMessage(
+            "Invalid value '1.0' for key 'lake.profiler.correction-coverage': must be a "
+                + "share strictly between 0 and 1");
     assertThatThrownBy(() -> Fixtures.profiler("lake.profiler.watermark-coverage=[0.9, x]"))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value '[0.9, x]' for key 'lake.profiler.watermark-coverage': "
-            + "expected a list of numbers");
+        .hasMessage(
+            "Invalid value '[0.9, x]' for key 'lake.profiler.watermark-coverage': "
+                + "expected a list of numbers");
     assertThatThrownBy(() -> Fixtures.profiler("lake.profiler.rules=[{metric=p99_s, above=x}]"))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value 'x' for key 'lake.profiler.rules[0].above': expected a "
-            + "number");
+        .hasMessage(
+            "Invalid value 'x' for key 'lake.profiler.rules[0].above': expected a " + "number");
   }
 }

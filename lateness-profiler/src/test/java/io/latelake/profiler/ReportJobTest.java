@@ -29,12 +29,14 @@ class ReportJobTest extends SparkTestBase {
 
   @Test
   void histogramHasTenBinsPerDecade() {
-    List<Row> rows = Fixtures.withLateness("web", "2024-05-14T10:00:00Z", -3, 0, 0, 1, 1.5, 1.8,
-        10, 1000);
-    assertThat(ReportJob.histogram(LatenessStats.lateness(Fixtures.bronze(spark, rows)))
-        .collectAsList())
+    List<Row> rows =
+        Fixtures.withLateness("web", "2024-05-14T10:00:00Z", -3, 0, 0, 1, 1.5, 1.8, 10, 1000);
+    assertThat(
+            ReportJob.histogram(LatenessStats.lateness(Fixtures.bronze(spark, rows)))
+                .collectAsList())
         .extracting(r -> r.getAs("kind"), r -> r.getAs("bin"), r -> r.getAs("events"))
-        .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("negative", null, 1L),
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("negative", null, 1L),
             org.assertj.core.groups.Tuple.tuple("zero", null, 2L),
             org.assertj.core.groups.Tuple.tuple("positive", 0L, 1L),
             org.assertj.core.groups.Tuple.tuple("positive", 1L, 1L),
@@ -54,37 +56,74 @@ class ReportJobTest extends SparkTestBase {
         l[i] = Math.round(Math.exp(random.nextGaussian() * 1.5 + 3) * 1000) / 1000.0;
       }
       l[0] = -4;
-      rows.addAll(Fixtures.withLateness("web-" + day, day + "T10:00:00Z", l).stream()
-          .map(r -> RowFactory.create(r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5),
-              "web <&>", r.get(7))).toList());
+      rows.addAll(
+          Fixtures.withLateness("web-" + day, day + "T10:00:00Z", l).stream()
+              .map(
+                  r ->
+                      RowFactory.create(
+                          r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5), "web <&>",
+                          r.get(7)))
+              .toList());
     }
     rows.addAll(Fixtures.withLateness("app", "2024-05-15T10:00:00Z", 0.5, 2, 8, 30, 120));
-    Fixtures.bronze(spark, rows).write().format("delta").partitionBy("ingest_date")
+    Fixtures.bronze(spark, rows)
+        .write()
+        .format("delta")
+        .partitionBy("ingest_date")
         .save(tables.bronzeEvents());
     List<Row> progress = new ArrayList<>();
     for (int b = 0; b < 6; b++) {
-      progress.add(RowFactory.create("silver_events", "q", "r", (long) b,
-          Fixtures.ts("2024-05-14T10:0" + b + ":00Z"), 100L, null, (long) (b % 3), "", 0L, 0L,
-          0L, Fixtures.ts("2024-05-14T10:0" + b + ":00Z"), 0L, null));
+      progress.add(
+          RowFactory.create(
+              "silver_events",
+              "q",
+              "r",
+              (long) b,
+              Fixtures.ts("2024-05-14T10:0" + b + ":00Z"),
+              100L,
+              null,
+              (long) (b % 3),
+              "",
+              0L,
+              0L,
+              0L,
+              Fixtures.ts("2024-05-14T10:0" + b + ":00Z"),
+              0L,
+              null));
     }
-    spark.createDataFrame(progress, ProgressRecorder.SCHEMA).write().format("delta")
+    spark
+        .createDataFrame(progress, ProgressRecorder.SCHEMA)
+        .write()
+        .format("delta")
         .save(tables.streamProgress());
     Path out = Path.of("target", "report-fixture");
-    ProfilerConfig cfg = Fixtures.profiler("lake.profiler.report-dir=\"" + out + "\"",
-        "lake.profiler.watermark-delay=1 minute", "lake.correction.horizon=10 minutes");
+    ProfilerConfig cfg =
+        Fixtures.profiler(
+            "lake.profiler.report-dir=\"" + out + "\"",
+            "lake.profiler.watermark-delay=1 minute",
+            "lake.correction.horizon=10 minutes");
     DayRange range = DayRange.parse("2024-05-14..2024-05-16");
 
     assertThatThrownBy(() -> new ReportJob(spark, cfg, tables, range, CLOCK).run())
         .isInstanceOf(LatelakeException.class)
-        .hasMessage("Cannot write the lateness report: no table at '" + dir
-            + "/monitoring/lateness_stats'; run `latelake profile` first");
+        .hasMessage(
+            "Cannot write the lateness report: no table at '"
+                + dir
+                + "/monitoring/lateness_stats'; run `latelake profile` first");
 
     new ProfileJob(spark, cfg, tables, range, CLOCK).run();
     ReportJob.Result r = new ReportJob(spark, cfg, tables, range, CLOCK).run();
     assertThat(r.sources()).containsExactly("app", "web <&>");
-    assertThat(r.charts()).extracting(p -> p.getFileName().toString()).containsExactly(
-        "app-histogram.png", "app-cdf.png", "app-trend.png", "web____-histogram.png",
-        "web____-cdf.png", "web____-trend.png", "dropped-by-watermark.png");
+    assertThat(r.charts())
+        .extracting(p -> p.getFileName().toString())
+        .containsExactly(
+            "app-histogram.png",
+            "app-cdf.png",
+            "app-trend.png",
+            "web____-histogram.png",
+            "web____-cdf.png",
+            "web____-trend.png",
+            "dropped-by-watermark.png");
     for (Path png : r.charts()) {
       byte[] head = java.util.Arrays.copyOf(Files.readAllBytes(png), 4);
       assertThat(head).containsExactly(0x89, 'P', 'N', 'G');
@@ -92,7 +131,9 @@ class ReportJobTest extends SparkTestBase {
     String html = Files.readString(r.html());
     assertThat(Pattern.compile("src=\"data:image/png;base64,").matcher(html).results().count())
         .isEqualTo(7L);
-    assertThat(html).contains("<h2>web &lt;&amp;&gt;</h2>").doesNotContain("<h2>web <&>")
+    assertThat(html)
+        .contains("<h2>web &lt;&amp;&gt;</h2>")
+        .doesNotContain("<h2>web <&>")
         .contains("Watermark delay covering 99% of events: <b>");
   }
 }

@@ -4,10 +4,10 @@ package io.latelake.core;
  * Process exit codes of every latelake entry point, for schedulers (cron, Airflow).
  *
  * <ul>
- *   <li>{@code 0} — the job finished.</li>
- *   <li>{@code 1} — runtime failure (Spark, storage, broker).</li>
- *   <li>{@code 2} — bad usage or configuration; nothing was read or written.</li>
- *   <li>{@code 3} — an audit or alert found differences beyond tolerance.</li>
+ *   <li>{@code 0} — the job finished.
+ *   <li>{@code 1} — runtime failure (Spark, storage, broker).
+ *   <li>{@code 2} — bad usage or configuration; nothing was read or written.
+ *   <li>{@code 3} — an audit or alert found differences beyond tolerance.
  * </ul>
  */
 public enum ExitCode {
@@ -22,7 +22,9 @@ public enum ExitCode {
     this.code = code;
   }
 
-  /** @return the numeric process exit code */
+  /**
+   * @return the numeric process exit code
+   */
   public int code() {
     return code;
   }

@@ -14,7 +14,9 @@ public class LatelakeException extends RuntimeException {
     this.exitCode = exitCode;
   }
 
-  /** @return the exit code for this failure */
+  /**
+   * @return the exit code for this failure
+   */
   public ExitCode exitCode() {
     return exitCode;
   }

@@ -22,7 +22,9 @@ public record SilverConfig(Duration watermarkDelay, TriggerSpec trigger, EventSc
    */
   public static SilverConfig fromConfig(Config root) {
     Settings s = Settings.of(root).sub("lake.silver");
-    return new SilverConfig(s.positiveDuration("watermark-delay"), TriggerSpec.fromConfig(s),
+    return new SilverConfig(
+        s.positiveDuration("watermark-delay"),
+        TriggerSpec.fromConfig(s),
         EventSchema.fromConfig(root));
   }
 }

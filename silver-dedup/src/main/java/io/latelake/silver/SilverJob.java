@@ -9,11 +9,10 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
 /**
- * Streams {@code bronze_events} into {@code silver_events}: valid events, deduplicated on
- * {@code event_id} within the watermark, with {@code lateness_s}. See
- * {@link SilverTransforms#dedup} for the schema. {@link #run()} throws
- * {@link io.latelake.core.config.LakeConfigException} when bronze does not exist yet; its summary
- * counts the rows dropped by the watermark.
+ * Streams {@code bronze_events} into {@code silver_events}: valid events, deduplicated on {@code
+ * event_id} within the watermark, with {@code lateness_s}. See {@link SilverTransforms#dedup} for
+ * the schema. {@link #run()} throws {@link io.latelake.core.config.LakeConfigException} when bronze
+ * does not exist yet; its summary counts the rows dropped by the watermark.
  */
 public final class SilverJob extends StreamingJob<SilverConfig> {
   public SilverJob(JobContext context, SilverConfig config) {
@@ -22,15 +21,24 @@ public final class SilverJob extends StreamingJob<SilverConfig> {
 
   @Override
   protected List<StreamPlan> plans() {
-    return List.of(new StreamPlan(SilverConfig.QUERY_NAME,
-        lakeTable("bronze_events", context.tables().bronzeEvents(), "bronze"), this::transform,
-        context.tables().silverEvents(), new StreamPlan.Append(), config.trigger()));
+    return List.of(
+        new StreamPlan(
+            SilverConfig.QUERY_NAME,
+            lakeTable("bronze_events", context.tables().bronzeEvents(), "bronze"),
+            this::transform,
+            context.tables().silverEvents(),
+            new StreamPlan.Append(),
+            config.trigger()));
   }
 
   @Override
   protected void checkOutput(StreamPlan plan) {
-    WatermarkDelays.check(context.spark(), plan.outputPath(), SilverConfig.QUERY_NAME,
-        "lake.silver.watermark-delay", config.watermarkDelay());
+    WatermarkDelays.check(
+        context.spark(),
+        plan.outputPath(),
+        SilverConfig.QUERY_NAME,
+        "lake.silver.watermark-delay",
+        config.watermarkDelay());
   }
 
   /** Bronze rows → silver rows ({@link SilverTransforms#dedup}). */

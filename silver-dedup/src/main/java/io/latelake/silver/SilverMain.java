@@ -5,11 +5,13 @@ import io.latelake.core.streaming.StreamCommand;
 import picocli.CommandLine.Command;
 
 /**
- * {@code latelake silver}: streams {@code bronze_events} into {@code silver_events}.
- * spark-submit entry point: {@code --class io.latelake.silver.SilverMain}. Exit codes: 0 ok,
- * 1 runtime failure, 2 bad usage or config (bronze missing included).
+ * {@code latelake silver}: streams {@code bronze_events} into {@code silver_events}. spark-submit
+ * entry point: {@code --class io.latelake.silver.SilverMain}. Exit codes: 0 ok, 1 runtime failure,
+ * 2 bad usage or config (bronze missing included).
  */
-@Command(name = "silver", mixinStandardHelpOptions = true,
+@Command(
+    name = "silver",
+    mixinStandardHelpOptions = true,
     description = "Stream bronze_events into silver_events, deduplicated within the watermark.")
 public final class SilverMain extends StreamCommand<SilverConfig> {
   public SilverMain() {

@@ -15,19 +15,19 @@ public final class SilverTransforms {
   private SilverTransforms() {}
 
   /** Silver's columns before the configured fields. */
-  public static final List<String> LEADING_COLUMNS = List.of(
-      "event_id", "event_time", "enqueued_time", "timestamp_type", "ingested_at", "source");
+  public static final List<String> LEADING_COLUMNS =
+      List.of("event_id", "event_time", "enqueued_time", "timestamp_type", "ingested_at", "source");
 
   /**
-   * Valid bronze rows, watermarked on {@code event_time} with {@code delay}, deduplicated on
-   * {@code event_id} within the watermark ({@code dropDuplicatesWithinWatermark}: a copy arriving
-   * while the first is still in state is removed; rows behind the watermark are dropped and
-   * counted in the query's progress), plus {@code lateness_s}.
+   * Valid bronze rows, watermarked on {@code event_time} with {@code delay}, deduplicated on {@code
+   * event_id} within the watermark ({@code dropDuplicatesWithinWatermark}: a copy arriving while
+   * the first is still in state is removed; rows behind the watermark are dropped and counted in
+   * the query's progress), plus {@code lateness_s}.
    *
-   * <p>Output: {@code event_id}, {@code event_time}, {@code enqueued_time},
-   * {@code timestamp_type}, {@code ingested_at}, {@code source}, the configured fields, and
-   * {@code lateness_s} double = (enqueued_time − event_time) in seconds (negative: clock skew).
-   * Rows with an {@code error} (including FUTURE_EVENT_TIME) never enter.
+   * <p>Output: {@code event_id}, {@code event_time}, {@code enqueued_time}, {@code timestamp_type},
+   * {@code ingested_at}, {@code source}, the configured fields, and {@code lateness_s} double =
+   * (enqueued_time − event_time) in seconds (negative: clock skew). Rows with an {@code error}
+   * (including FUTURE_EVENT_TIME) never enter.
    *
    * @param bronze bronze rows (batch or streaming)
    * @param delay watermark delay
@@ -49,13 +49,18 @@ public final class SilverTransforms {
         .select(out.toArray(Column[]::new));
   }
 
-  /** @return (enqueued_time − event_time) in seconds, microsecond precision */
+  /**
+   * @return (enqueued_time − event_time) in seconds, microsecond precision
+   */
   public static Column lateness() {
-    return unix_micros(col("enqueued_time")).minus(unix_micros(col("event_time")))
+    return unix_micros(col("enqueued_time"))
+        .minus(unix_micros(col("event_time")))
         .divide(1_000_000.0);
   }
 
-  /** @return a Spark interval string for a duration, in milliseconds */
+  /**
+   * @return a Spark interval string for a duration, in milliseconds
+   */
   public static String interval(Duration d) {
     return d.toMillis() + " milliseconds";
   }

@@ -51,12 +51,18 @@ public final class CapturedEvents {
     List<Event> events = new ArrayList<>();
     try (InputStream raw = Files.newInputStream(file);
         InputStream in = file.toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
-        BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-        CSVParser csv = CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).get()
-            .parse(reader)) {
+        BufferedReader reader =
+            new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+        CSVParser csv =
+            CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).get().parse(reader)) {
       if (!csv.getHeaderNames().contains(arrivalField)) {
-        throw new LakeConfigException("Cannot replay '" + file + "': no column '" + arrivalField
-            + "' (--arrival-field); columns are " + csv.getHeaderNames());
+        throw new LakeConfigException(
+            "Cannot replay '"
+                + file
+                + "': no column '"
+                + arrivalField
+                + "' (--arrival-field); columns are "
+                + csv.getHeaderNames());
       }
       for (CSVRecord r : csv) {
         Map<String, String> fields = new LinkedHashMap<>();
@@ -70,9 +76,16 @@ public final class CapturedEvents {
         try {
           events.add(new Event(Instant.parse(a), fields));
         } catch (DateTimeParseException e) {
-          throw new LakeConfigException("Cannot replay '" + file + "': line "
-              + r.getRecordNumber() + " has arrival time '" + a + "' in column '" + arrivalField
-              + "', expected ISO-8601 UTC such as 2014-11-10T12:53:41.690Z");
+          throw new LakeConfigException(
+              "Cannot replay '"
+                  + file
+                  + "': line "
+                  + r.getRecordNumber()
+                  + " has arrival time '"
+                  + a
+                  + "' in column '"
+                  + arrivalField
+                  + "', expected ISO-8601 UTC such as 2014-11-10T12:53:41.690Z");
         }
       }
     } catch (IOException e) {

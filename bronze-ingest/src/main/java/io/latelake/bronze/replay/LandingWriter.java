@@ -12,8 +12,8 @@ import java.util.List;
 
 /**
  * Writes slices as JSON-lines landing files, atomically: each file is written under a name that
- * starts with {@code _} (ignored by the file source) and then renamed to
- * {@code slice-NNNNNN.jsonl}, so the bronze stream never sees half a file.
+ * starts with {@code _} (ignored by the file source) and then renamed to {@code
+ * slice-NNNNNN.jsonl}, so the bronze stream never sees half a file.
  */
 public final class LandingWriter {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -47,9 +47,7 @@ public final class LandingWriter {
     }
   }
 
-  /**
-   * Writes raw lines as one landing file (for tests and bad-input replays).
-   */
+  /** Writes raw lines as one landing file (for tests and bad-input replays). */
   public Path writeLines(String name, List<String> lines) {
     try {
       Files.createDirectories(folder);

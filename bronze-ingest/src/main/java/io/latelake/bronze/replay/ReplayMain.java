@@ -23,19 +23,24 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code latelake replay}: turns a captured dataset into landing files or Kafka records, in
- * arrival order, one slice of arrival time per file (or burst), optionally paced so that
- * long-running streams see it as they would live. Exit codes: 0 ok, 1 failure, 2 bad usage.
+ * {@code latelake replay}: turns a captured dataset into landing files or Kafka records, in arrival
+ * order, one slice of arrival time per file (or burst), optionally paced so that long-running
+ * streams see it as they would live. Exit codes: 0 ok, 1 failure, 2 bad usage.
  */
-@Command(name = "replay", mixinStandardHelpOptions = true,
-    description = "Replay a captured CSV dataset in arrival order as landing files or Kafka records.")
+@Command(
+    name = "replay",
+    mixinStandardHelpOptions = true,
+    description =
+        "Replay a captured CSV dataset in arrival order as landing files or Kafka records.")
 public final class ReplayMain implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(ReplayMain.class);
 
-  @Mixin
-  ReplaySource source = new ReplaySource();
+  @Mixin ReplaySource source = new ReplaySource();
 
-  @Option(names = "--pace", defaultValue = "PT0S", paramLabel = "DURATION",
+  @Option(
+      names = "--pace",
+      defaultValue = "PT0S",
+      paramLabel = "DURATION",
       description = "Pause between slices (PT0S: write all at once). Default: ${DEFAULT-VALUE}.")
   Duration pace;
 
@@ -50,7 +55,9 @@ public final class ReplayMain implements Callable<Integer> {
     String topic;
   }
 
-  @Option(names = "--bootstrap-servers", defaultValue = "${env:KAFKA_BOOTSTRAP_SERVERS:-127.0.0.1:9092}",
+  @Option(
+      names = "--bootstrap-servers",
+      defaultValue = "${env:KAFKA_BOOTSTRAP_SERVERS:-127.0.0.1:9092}",
       description = "Kafka brokers for --topic. Default: ${DEFAULT-VALUE}.")
   String bootstrapServers;
 
@@ -64,8 +71,11 @@ public final class ReplayMain implements Callable<Integer> {
       throw LakeConfigException.invalid("--pace", pace, "must not be negative");
     }
     List<List<CapturedEvents.Event>> slices = source.slices();
-    LOG.info("Replaying {} events from {} in {} slices of {}",
-        slices.stream().mapToInt(List::size).sum(), source.dataset(), slices.size(),
+    LOG.info(
+        "Replaying {} events from {} in {} slices of {}",
+        slices.stream().mapToInt(List::size).sum(),
+        source.dataset(),
+        slices.size(),
         source.slice());
     if (target.landing != null) {
       LandingWriter writer = new LandingWriter(target.landing);
@@ -84,17 +94,24 @@ public final class ReplayMain implements Callable<Integer> {
         for (int i = 0; i < slices.size(); i++) {
           List<Future<RecordMetadata>> sent = new java.util.ArrayList<>();
           for (CapturedEvents.Event e : slices.get(i)) {
-            sent.add(producer.send(new ProducerRecord<>(target.topic,
-                json.writeValueAsString(e.fields()))));
+            sent.add(
+                producer.send(
+                    new ProducerRecord<>(target.topic, json.writeValueAsString(e.fields()))));
           }
           producer.flush();
           for (Future<RecordMetadata> f : sent) {
             try {
               f.get();
             } catch (ExecutionException e) {
-              throw new io.latelake.core.LatelakeException("Cannot produce to " + target.topic
-                  + " at " + bootstrapServers + ": " + e.getCause().getMessage(),
-                  ExitCode.RUNTIME_FAILURE, e);
+              throw new io.latelake.core.LatelakeException(
+                  "Cannot produce to "
+                      + target.topic
+                      + " at "
+                      + bootstrapServers
+                      + ": "
+                      + e.getCause().getMessage(),
+                  ExitCode.RUNTIME_FAILURE,
+                  e);
             }
           }
           progress(i, slices.size());

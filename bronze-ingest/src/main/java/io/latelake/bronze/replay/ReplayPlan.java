@@ -19,11 +19,11 @@ public final class ReplayPlan {
   /**
    * @param events events sorted by arrival
    * @param slice arrival-time width of a slice (positive)
-   * @return non-empty slices in order; slice k holds arrivals in
-   *     [first + k·slice, first + (k+1)·slice); empty intervals are skipped
+   * @return non-empty slices in order; slice k holds arrivals in [first + k·slice, first +
+   *     (k+1)·slice); empty intervals are skipped
    */
-  public static List<List<CapturedEvents.Event>> slices(List<CapturedEvents.Event> events,
-      Duration slice) {
+  public static List<List<CapturedEvents.Event>> slices(
+      List<CapturedEvents.Event> events, Duration slice) {
     if (slice.isZero() || slice.isNegative()) {
       throw new IllegalArgumentException("slice must be positive: " + slice);
     }

@@ -8,29 +8,46 @@ import java.util.List;
 import picocli.CommandLine.Option;
 
 /**
- * Options that choose what to replay and how to slice it, shared by {@code replay} and
- * {@code demo}: the dataset, its arrival-time column, the arrival time per slice, a limit.
+ * Options that choose what to replay and how to slice it, shared by {@code replay} and {@code
+ * demo}: the dataset, its arrival-time column, the arrival time per slice, a limit.
  */
 public final class ReplaySource {
-  @Option(names = "--dataset", defaultValue = "data/ooo-iot-umts/ooo_umts_events.csv.gz",
-      paramLabel = "FILE", description = "Captured CSV or CSV.gz with a header row. A relative "
-      + "path not found here is looked up under LATELAKE_HOME. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--dataset",
+      defaultValue = "data/ooo-iot-umts/ooo_umts_events.csv.gz",
+      paramLabel = "FILE",
+      description =
+          "Captured CSV or CSV.gz with a header row. A relative "
+              + "path not found here is looked up under LATELAKE_HOME. Default: ${DEFAULT-VALUE}.")
   Path dataset;
 
-  @Option(names = "--arrival-field", defaultValue = "arrival_time", paramLabel = "COLUMN",
-      description = "Column with the arrival (enqueued) time, ISO-8601 UTC. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--arrival-field",
+      defaultValue = "arrival_time",
+      paramLabel = "COLUMN",
+      description =
+          "Column with the arrival (enqueued) time, ISO-8601 UTC. Default: ${DEFAULT-VALUE}.")
   String arrivalField;
 
-  @Option(names = "--slice", defaultValue = "PT2M", paramLabel = "DURATION",
-      description = "Arrival time per slice = per micro-batch (ISO-8601 duration: PT30S, PT1H, "
-          + "P30D). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--slice",
+      defaultValue = "PT2M",
+      paramLabel = "DURATION",
+      description =
+          "Arrival time per slice = per micro-batch (ISO-8601 duration: PT30S, PT1H, "
+              + "P30D). Default: ${DEFAULT-VALUE}.")
   Duration slice;
 
-  @Option(names = "--limit", defaultValue = "0", paramLabel = "N",
+  @Option(
+      names = "--limit",
+      defaultValue = "0",
+      paramLabel = "N",
       description = "Replay only the first N events in arrival order (0: all).")
   int limit;
 
-  /** @return the dataset path, resolved against LATELAKE_HOME when relative and not found */
+  /**
+   * @return the dataset path, resolved against LATELAKE_HOME when relative and not found
+   */
   public Path dataset() {
     String home = System.getenv("LATELAKE_HOME");
     if (!dataset.isAbsolute() && !Files.exists(dataset) && home != null) {

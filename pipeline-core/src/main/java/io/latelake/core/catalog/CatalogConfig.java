@@ -16,17 +16,24 @@ import java.util.regex.Pattern;
  * @param enabled {@code lake.catalog.enabled}
  * @param jobsRegister {@code lake.catalog.jobs-register}: jobs register the tables they create
  *     (only when {@code enabled})
- * @param bronzeDb database of {@code bronze_events} and {@code silver_events}
- *     ({@code lake.catalog.databases.bronze})
- * @param goldDb database of the gold tables and their {@code <metric>_status} views
- *     ({@code lake.catalog.databases.gold})
+ * @param bronzeDb database of {@code bronze_events} and {@code silver_events} ({@code
+ *     lake.catalog.databases.bronze})
+ * @param goldDb database of the gold tables and their {@code <metric>_status} views ({@code
+ *     lake.catalog.databases.gold})
  * @param monitoringDb database of the monitoring tables ({@code lake.catalog.databases.monitoring})
  * @param horizon {@code lake.correction.horizon}: a window is settled this long after its end
  * @param metrics the configured gold metrics (may be empty: tables are still registered)
  * @param tables the lake's paths
  */
-public record CatalogConfig(boolean enabled, boolean jobsRegister, String bronzeDb, String goldDb, String monitoringDb,
-    Duration horizon, List<MetricSpec> metrics, TableRegistry tables) {
+public record CatalogConfig(
+    boolean enabled,
+    boolean jobsRegister,
+    String bronzeDb,
+    String goldDb,
+    String monitoringDb,
+    Duration horizon,
+    List<MetricSpec> metrics,
+    TableRegistry tables) {
   private static final Pattern DB = Pattern.compile("[a-z_][a-z0-9_]*");
 
   /**
@@ -37,8 +44,13 @@ public record CatalogConfig(boolean enabled, boolean jobsRegister, String bronze
     Settings s = Settings.of(config);
     boolean enabled = bool(config, "lake.catalog.enabled");
     boolean jobsRegister = bool(config, "lake.catalog.jobs-register");
-    return new CatalogConfig(enabled, jobsRegister, database(s, "bronze"), database(s, "gold"),
-        database(s, "monitoring"), io.latelake.core.config.SharedSettings.correctionHorizon(config),
+    return new CatalogConfig(
+        enabled,
+        jobsRegister,
+        database(s, "bronze"),
+        database(s, "gold"),
+        database(s, "monitoring"),
+        io.latelake.core.config.SharedSettings.correctionHorizon(config),
         config.getObject("lake.gold.metrics").isEmpty() ? List.of() : Metrics.fromConfig(config),
         TableRegistry.fromConfig(config));
   }
@@ -47,13 +59,16 @@ public record CatalogConfig(boolean enabled, boolean jobsRegister, String bronze
     try {
       return config.getBoolean(key);
     } catch (com.typesafe.config.ConfigException e) {
-      throw LakeConfigException.invalid(key,
+      throw LakeConfigException.invalid(
+          key,
           config.hasPath(key) ? config.getValue(key).unwrapped() : "<missing>",
           "expected true or false");
     }
   }
 
-  /** @return true when jobs register the tables they create themselves */
+  /**
+   * @return true when jobs register the tables they create themselves
+   */
   public boolean registeredByJobs() {
     return enabled && jobsRegister;
   }
@@ -62,13 +77,15 @@ public record CatalogConfig(boolean enabled, boolean jobsRegister, String bronze
     String key = "lake.catalog.databases." + layer;
     String name = s.string(key);
     if (!DB.matcher(name).matches()) {
-      throw LakeConfigException.invalid(key, name,
-          "expected a lower-case identifier (letters, digits, underscores)");
+      throw LakeConfigException.invalid(
+          key, name, "expected a lower-case identifier (letters, digits, underscores)");
     }
     return name;
   }
 
-  /** @return {@code `db`.`table`} with both parts checked */
+  /**
+   * @return {@code `db`.`table`} with both parts checked
+   */
   public static String qualified(String db, String table) {
     return Sql.ident(db) + "." + Sql.ident(table);
   }

@@ -23,18 +23,18 @@ import org.slf4j.LoggerFactory;
 import scala.Option;
 
 /**
- * Registers every latelake table that exists under {@code lake.root} as an external Delta table
- * in the session's catalog ({@code CREATE TABLE IF NOT EXISTS ... USING delta LOCATION ...}, with
- * a table comment), sets the comments of known columns, and creates one persistent view
- * {@code <gold db>.<metric>_status} per configured metric ({@link StatusViews}).
+ * Registers every latelake table that exists under {@code lake.root} as an external Delta table in
+ * the session's catalog ({@code CREATE TABLE IF NOT EXISTS ... USING delta LOCATION ...}, with a
+ * table comment), sets the comments of known columns, and creates one persistent view {@code <gold
+ * db>.<metric>_status} per configured metric ({@link StatusViews}).
  *
  * <p>{@code latelake catalog register} runs it, and every job with {@code lake.catalog.enabled}
  * ({@link JobCatalog}, without column comments).
  *
  * <p>Idempotent: a table already registered at the same location is left alone, a column whose
  * comment is already set is not altered (a comment is a metadata-only Delta commit, written once),
- * a view whose text is unchanged is not replaced. A name registered at another location is an
- * error (exit 2).
+ * a view whose text is unchanged is not replaced. A name registered at another location is an error
+ * (exit 2).
  */
 public final class CatalogRegister {
   private static final Logger LOG = LoggerFactory.getLogger(CatalogRegister.class);
@@ -56,10 +56,10 @@ public final class CatalogRegister {
   }
 
   /**
-   * The registration a job runs ({@link JobCatalog}): tables and views as
-   * {@code catalog register} does, but no column comments (a comment is a Delta metadata commit,
-   * which would conflict with a stream appending to the table at the same time: they are left to
-   * {@code catalog register}), and a metric without a gold table yet is no warning.
+   * The registration a job runs ({@link JobCatalog}): tables and views as {@code catalog register}
+   * does, but no column comments (a comment is a Delta metadata commit, which would conflict with a
+   * stream appending to the table at the same time: they are left to {@code catalog register}), and
+   * a metric without a gold table yet is no warning.
    */
   public static CatalogRegister forJob(SparkSession spark, CatalogConfig config) {
     return new CatalogRegister(spark, config, true);
@@ -73,8 +73,13 @@ public final class CatalogRegister {
    * @param viewsUnchanged views whose text was already current
    * @param names every registered table and view, qualified, sorted
    */
-  public record Result(int tablesCreated, int tablesUnchanged, int commentsSet, int viewsCreated,
-      int viewsUnchanged, List<String> names) {}
+  public record Result(
+      int tablesCreated,
+      int tablesUnchanged,
+      int commentsSet,
+      int viewsCreated,
+      int viewsUnchanged,
+      List<String> names) {}
 
   private record Found(String db, String table, String path) {}
 
@@ -85,8 +90,8 @@ public final class CatalogRegister {
    */
   public Result run() {
     if (!config.enabled()) {
-      throw new LatelakeException("Cannot register the catalog: lake.catalog.enabled is false",
-          ExitCode.USAGE);
+      throw new LatelakeException(
+          "Cannot register the catalog: lake.catalog.enabled is false", ExitCode.USAGE);
     }
     List<Found> found = discover();
     int created = 0;
@@ -94,8 +99,11 @@ public final class CatalogRegister {
     int comments = 0;
     List<String> names = new ArrayList<>();
     for (String db : List.of(config.bronzeDb(), config.goldDb(), config.monitoringDb())) {
-      spark.sql("CREATE DATABASE IF NOT EXISTS " + Sql.ident(db) + " COMMENT "
-          + Sql.literal("latelake tables under " + config.tables().root()));
+      spark.sql(
+          "CREATE DATABASE IF NOT EXISTS "
+              + Sql.ident(db)
+              + " COMMENT "
+              + Sql.literal("latelake tables under " + config.tables().root()));
     }
     for (Found f : found) {
       if (registerTable(f)) {
@@ -111,14 +119,22 @@ public final class CatalogRegister {
     int viewsCreated = 0;
     int viewsUnchanged = 0;
     for (MetricSpec m : config.metrics()) {
-      Optional<Found> gold = found.stream()
-          .filter(f -> f.db().equals(config.goldDb()) && f.table().equals(m.name())).findFirst();
+      Optional<Found> gold =
+          found.stream()
+              .filter(f -> f.db().equals(config.goldDb()) && f.table().equals(m.name()))
+              .findFirst();
       if (gold.isEmpty()) {
         if (fromJob) {
-          LOG.debug("No view {}.{}_status: gold.{} has no table yet", config.goldDb(), m.name(),
+          LOG.debug(
+              "No view {}.{}_status: gold.{} has no table yet",
+              config.goldDb(),
+              m.name(),
               m.name());
         } else {
-          LOG.warn("No view {}.{}_status: gold.{} has no table yet", config.goldDb(), m.name(),
+          LOG.warn(
+              "No view {}.{}_status: gold.{} has no table yet",
+              config.goldDb(),
+              m.name(),
               m.name());
         }
         continue;
@@ -133,8 +149,9 @@ public final class CatalogRegister {
     names.sort(null);
     // The command prints this on stdout; a job logs it when it registered something.
     boolean changed = created + comments + viewsCreated > 0;
-    String summary = "Catalog: {} tables registered, {} already there, {} column comments set, "
-        + "{} views created or replaced, {} unchanged";
+    String summary =
+        "Catalog: {} tables registered, {} already there, {} column comments set, "
+            + "{} views created or replaced, {} unchanged";
     if (fromJob && changed) {
       LOG.info(summary, created, unchanged, comments, viewsCreated, viewsUnchanged);
     } else {
@@ -143,7 +160,9 @@ public final class CatalogRegister {
     return new Result(created, unchanged, comments, viewsCreated, viewsUnchanged, names);
   }
 
-  /** @return the Delta tables under the root: bronze and silver, gold.*, monitoring.* */
+  /**
+   * @return the Delta tables under the root: bronze and silver, gold.*, monitoring.*
+   */
   private List<Found> discover() {
     List<Found> out = new ArrayList<>();
     String root = config.tables().root();
@@ -171,8 +190,12 @@ public final class CatalogRegister {
       if (!fs.exists(p)) {
         return List.of();
       }
-      return Arrays.stream(fs.listStatus(p)).filter(FileStatus::isDirectory)
-          .map(s -> s.getPath().getName()).filter(n -> n.matches(NAME)).sorted().toList();
+      return Arrays.stream(fs.listStatus(p))
+          .filter(FileStatus::isDirectory)
+          .map(s -> s.getPath().getName())
+          .filter(n -> n.matches(NAME))
+          .sorted()
+          .toList();
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list " + dir, e);
     }
@@ -181,38 +204,59 @@ public final class CatalogRegister {
   private String qualify(String path) {
     try {
       Path p = new Path(path);
-      return p.getFileSystem(spark.sparkContext().hadoopConfiguration()).makeQualified(p)
+      return p.getFileSystem(spark.sparkContext().hadoopConfiguration())
+          .makeQualified(p)
           .toString();
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot resolve " + path, e);
     }
   }
 
-  /** @return true when the table was newly registered */
+  /**
+   * @return true when the table was newly registered
+   */
   private boolean registerTable(Found f) {
     Optional<CatalogTable> existing = metadata(f.db(), f.table());
     if (existing.isPresent()) {
       String location = existing.get().location().toString();
       if (!new Path(location).equals(new Path(f.path()))) {
-        throw new LatelakeException("Cannot register " + f.db() + "." + f.table() + " at '"
-            + f.path() + "': the name is registered at '" + location + "' (another lake.root?)",
+        throw new LatelakeException(
+            "Cannot register "
+                + f.db()
+                + "."
+                + f.table()
+                + " at '"
+                + f.path()
+                + "': the name is registered at '"
+                + location
+                + "' (another lake.root?)",
             ExitCode.USAGE);
       }
       return false;
     }
-    String comment = ColumnDocs.TABLES.getOrDefault(f.table(),
-        f.db().equals(config.goldDb()) ? "Gold metric " + f.table() + ": windowed measures "
-            + "(window_start, window_end in UTC), merged by the stream and corrections"
-            : "latelake table " + f.table());
-    spark.sql("CREATE TABLE IF NOT EXISTS " + CatalogConfig.qualified(f.db(), f.table())
-        + " USING delta LOCATION " + Sql.literal(f.path()) + " COMMENT " + Sql.literal(comment));
+    String comment =
+        ColumnDocs.TABLES.getOrDefault(
+            f.table(),
+            f.db().equals(config.goldDb())
+                ? "Gold metric "
+                    + f.table()
+                    + ": windowed measures "
+                    + "(window_start, window_end in UTC), merged by the stream and corrections"
+                : "latelake table " + f.table());
+    spark.sql(
+        "CREATE TABLE IF NOT EXISTS "
+            + CatalogConfig.qualified(f.db(), f.table())
+            + " USING delta LOCATION "
+            + Sql.literal(f.path())
+            + " COMMENT "
+            + Sql.literal(comment));
     LOG.debug("Registered {}.{} at {}", f.db(), f.table(), f.path());
     return true;
   }
 
   /**
-   * Sets the comment of known columns that have none, in one {@code ALTER TABLE} (one
-   * metadata-only Delta commit; nothing when every comment is set).
+   * Sets the comment of known columns that have none, in one {@code ALTER TABLE} (one metadata-only
+   * Delta commit; nothing when every comment is set).
    *
    * @return comments written
    */
@@ -233,38 +277,58 @@ public final class CatalogRegister {
     return changes.size();
   }
 
-  /** @return true when the view was created or replaced */
+  /**
+   * @return true when the view was created or replaced
+   */
   private boolean registerView(MetricSpec m, List<Found> found) {
     String goldTable = CatalogConfig.qualified(config.goldDb(), m.name());
     List<String> columns = List.of(spark.table(goldTable).columns());
-    String query = StatusViews.query(m, config.horizon(), goldTable, config.monitoringDb(),
-        columns, has(found, "corrections_log"), has(found, "stream_progress"),
-        has(found, "lateness_cdf"));
+    String query =
+        StatusViews.query(
+            m,
+            config.horizon(),
+            goldTable,
+            config.monitoringDb(),
+            columns,
+            has(found, "corrections_log"),
+            has(found, "stream_progress"),
+            has(found, "lateness_cdf"));
     String view = m.name() + "_status";
     Optional<CatalogTable> existing = metadata(config.goldDb(), view);
-    if (existing.isPresent() && existing.get().viewText().isDefined()
+    if (existing.isPresent()
+        && existing.get().viewText().isDefined()
         && existing.get().viewText().get().trim().equals(query.trim())) {
       return false;
     }
     List<String> cols = new ArrayList<>();
     for (String c : columns) {
-      cols.add(Sql.ident(c) + ColumnDocs.column(c).map(d -> " COMMENT " + Sql.literal(d))
-          .orElse(""));
+      cols.add(
+          Sql.ident(c) + ColumnDocs.column(c).map(d -> " COMMENT " + Sql.literal(d)).orElse(""));
     }
     for (String c : StatusViews.EXTRA_COLUMNS) {
       cols.add(Sql.ident(c) + " COMMENT " + Sql.literal(ColumnDocs.COLUMNS.get(c)));
     }
-    spark.sql("CREATE OR REPLACE VIEW " + CatalogConfig.qualified(config.goldDb(), view) + " ("
-        + String.join(", ", cols) + ") COMMENT " + Sql.literal("gold." + m.name() + " with the "
-        + "status of every row (provisional / settled / restated), its expected completeness and"
-        + " its last restatement; live over the tables") + " AS " + query);
+    spark.sql(
+        "CREATE OR REPLACE VIEW "
+            + CatalogConfig.qualified(config.goldDb(), view)
+            + " ("
+            + String.join(", ", cols)
+            + ") COMMENT "
+            + Sql.literal(
+                "gold."
+                    + m.name()
+                    + " with the "
+                    + "status of every row (provisional / settled / restated), its expected completeness and"
+                    + " its last restatement; live over the tables")
+            + " AS "
+            + query);
     LOG.debug("Created view {}.{}", config.goldDb(), view);
     return true;
   }
 
   private boolean has(List<Found> found, String monitoringTable) {
-    return found.stream().anyMatch(f -> f.db().equals(config.monitoringDb())
-        && f.table().equals(monitoringTable));
+    return found.stream()
+        .anyMatch(f -> f.db().equals(config.monitoringDb()) && f.table().equals(monitoringTable));
   }
 
   private Optional<CatalogTable> metadata(String db, String table) {

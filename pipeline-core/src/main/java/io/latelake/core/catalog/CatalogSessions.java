@@ -9,11 +9,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The catalog a session registers latelake's tables in: in local mode ({@code spark.master}
- * {@code local...}) with a local {@code lake.root}, a real Hive metastore on embedded Derby under
- * the root ({@code <root>/metastore_db}, warehouse {@code <root>/warehouse}, Derby's log
- * {@code <root>/derby.log}); elsewhere the catalog the cluster's session has (Hive metastore,
- * Glue, Unity Catalog: spark-submit configures it).
+ * The catalog a session registers latelake's tables in: in local mode ({@code spark.master} {@code
+ * local...}) with a local {@code lake.root}, a real Hive metastore on embedded Derby under the root
+ * ({@code <root>/metastore_db}, warehouse {@code <root>/warehouse}, Derby's log {@code
+ * <root>/derby.log}); elsewhere the catalog the cluster's session has (Hive metastore, Glue, Unity
+ * Catalog: spark-submit configures it).
  *
  * <p>Embedded Derby admits one process at a time: while a local job or analyst command holds the
  * metastore, another local process that opens it fails.
@@ -25,8 +25,8 @@ public final class CatalogSessions {
   private CatalogSessions() {}
 
   /**
-   * @return the config with the Spark settings of the local metastore added under
-   *     {@code lake.spark.conf} when the session will be local and Spark's Hive support is on the
+   * @return the config with the Spark settings of the local metastore added under {@code
+   *     lake.spark.conf} when the session will be local and Spark's Hive support is on the
    *     classpath (the bundle has it), else the config unchanged
    */
   public static Config withCatalog(Config config) {
@@ -35,22 +35,28 @@ public final class CatalogSessions {
     if (!master.startsWith("local") || !isLocalPath(root) || !hiveOnClasspath()) {
       return config;
     }
-    Path dir = Path.of(root.startsWith("file:") ? URI.create(root).getPath() : root)
-        .toAbsolutePath().normalize();
+    Path dir =
+        Path.of(root.startsWith("file:") ? URI.create(root).getPath() : root)
+            .toAbsolutePath()
+            .normalize();
     if (System.getProperty("derby.stream.error.file") == null) {
       System.setProperty("derby.stream.error.file", dir.resolve("derby.log").toString());
     }
     LOG.debug("Local Hive metastore on Derby at {}", dir.resolve("metastore_db"));
     return config
         .withValue(conf("spark.sql.catalogImplementation"), ConfigValueFactory.fromAnyRef("hive"))
-        .withValue(conf("spark.hadoop.javax.jdo.option.ConnectionURL"),
-            ConfigValueFactory.fromAnyRef("jdbc:derby:;databaseName="
-                + dir.resolve("metastore_db") + ";create=true"))
-        .withValue(conf("spark.sql.warehouse.dir"),
+        .withValue(
+            conf("spark.hadoop.javax.jdo.option.ConnectionURL"),
+            ConfigValueFactory.fromAnyRef(
+                "jdbc:derby:;databaseName=" + dir.resolve("metastore_db") + ";create=true"))
+        .withValue(
+            conf("spark.sql.warehouse.dir"),
             ConfigValueFactory.fromAnyRef(dir.resolve("warehouse").toUri().toString()));
   }
 
-  /** @return true when Spark's Hive support can be loaded */
+  /**
+   * @return true when Spark's Hive support can be loaded
+   */
   static boolean hiveOnClasspath() {
     try {
       Class.forName(HIVE_STATE, false, CatalogSessions.class.getClassLoader());

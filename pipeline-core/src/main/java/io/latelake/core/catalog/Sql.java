@@ -14,13 +14,15 @@ public final class Sql {
    */
   public static String ident(String name) {
     if (!IDENT.matcher(name).matches()) {
-      throw new IllegalArgumentException("Invalid identifier '" + name
-          + "': expected letters, digits and underscores");
+      throw new IllegalArgumentException(
+          "Invalid identifier '" + name + "': expected letters, digits and underscores");
     }
     return "`" + name + "`";
   }
 
-  /** @return a single-quoted SQL string literal */
+  /**
+   * @return a single-quoted SQL string literal
+   */
   public static String literal(String value) {
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'";
   }

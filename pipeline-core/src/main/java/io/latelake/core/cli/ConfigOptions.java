@@ -13,12 +13,17 @@ import picocli.CommandLine.Option;
  * overrides. Precedence: defaults &lt; {@code --config} &lt; {@code --set} (later wins).
  */
 public final class ConfigOptions {
-  @Option(names = "--config", paramLabel = "FILE",
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
       description = "HOCON config file (default: built-in defaults only).")
   Path configFile;
 
-  @Option(names = "--set", paramLabel = "KEY=VALUE",
-      description = "Override one key, e.g. --set lake.silver.watermark-delay=\"5 minutes\". Repeatable.")
+  @Option(
+      names = "--set",
+      paramLabel = "KEY=VALUE",
+      description =
+          "Override one key, e.g. --set lake.silver.watermark-delay=\"5 minutes\". Repeatable.")
   List<String> overrides = new ArrayList<>();
 
   public ConfigOptions() {}

@@ -17,20 +17,21 @@ import picocli.CommandLine.Mixin;
 
 /**
  * The shape of every job's {@code main}: arguments → config → the lake's tables and the typed,
- * validated job config (everything checked before any SparkSession exists) → SparkSession →
- * {@link JobContext} → run → exit code; the session is always stopped. {@code run} never sees the
- * raw {@link Config}: whatever it needs is in the typed config or the context. With
- * {@code lake.catalog.enabled} the session gets the lake's catalog ({@link CatalogSessions}) and
- * the tables the job creates are registered by name ({@link JobCatalog}: before the run, as each
+ * validated job config (everything checked before any SparkSession exists) → SparkSession → {@link
+ * JobContext} → run → exit code; the session is always stopped. {@code run} never sees the raw
+ * {@link Config}: whatever it needs is in the typed config or the context. With {@code
+ * lake.catalog.enabled} the session gets the lake's catalog ({@link CatalogSessions}) and the
+ * tables the job creates are registered by name ({@link JobCatalog}: before the run, as each
  * streaming query starts, after the run).
  *
  * @param <T> the job's typed config
  */
 public abstract class JobCommand<T> implements Callable<Integer> {
-  @Mixin
-  protected ConfigOptions options = new ConfigOptions();
+  @Mixin protected ConfigOptions options = new ConfigOptions();
 
-  /** @return the Spark application name */
+  /**
+   * @return the Spark application name
+   */
   protected abstract String appName();
 
   /**
@@ -56,8 +57,9 @@ public abstract class JobCommand<T> implements Callable<Integer> {
     T prepared = prepare(config);
     CatalogConfig catalog = CatalogConfig.fromConfig(config);
     ConfigLoader.logEffective(config);
-    SparkSession spark = SparkSessions.create(appName(),
-        catalog.registeredByJobs() ? CatalogSessions.withCatalog(config) : config);
+    SparkSession spark =
+        SparkSessions.create(
+            appName(), catalog.registeredByJobs() ? CatalogSessions.withCatalog(config) : config);
     Optional<JobCatalog> registration = Optional.empty();
     try {
       registration = JobCatalog.start(spark, catalog);

@@ -9,8 +9,8 @@ import picocli.CommandLine;
 
 /**
  * Runs a picocli command and turns every outcome into a documented exit code: 0 ok, 1 runtime
- * failure, 2 bad usage or config, 3 audit differences. Never exits 0 on failure. Error text
- * never shows a configured secret value ({@link Secrets#redact}).
+ * failure, 2 bad usage or config, 3 audit differences. Never exits 0 on failure. Error text never
+ * shows a configured secret value ({@link Secrets#redact}).
  */
 public final class Launcher {
   private static final Logger LOG = LoggerFactory.getLogger(Launcher.class);
@@ -30,8 +30,8 @@ public final class Launcher {
    * As {@link #execute(Object, String...)}, writing the command's output and error text to the
    * given writers (null: standard output and error).
    */
-  public static int execute(Object command, java.io.PrintWriter out, java.io.PrintWriter err,
-      String... args) {
+  public static int execute(
+      Object command, java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
     CommandLine cli = new CommandLine(command);
     if (out != null) {
       cli.setOut(out);
@@ -39,44 +39,55 @@ public final class Launcher {
     if (err != null) {
       cli.setErr(err);
     }
-    cli.setExecutionExceptionHandler((ex, line, parsed) -> {
-      Throwable root = ex;
-      while (!(root instanceof LatelakeException) && root.getCause() != null
-          && root.getCause() != root) {
-        root = root.getCause();
-      }
-      // A failure raised by Spark or Kafka may quote a configured secret: never print it.
-      boolean reveals = Secrets.revealsSecret(ex);
-      if (root instanceof LatelakeException le) {
-        String message = Secrets.redact(le.getMessage());
-        if (le.exitCode() == ExitCode.USAGE) {
-          line.getErr().println("latelake: " + message);
-        } else {
-          if (reveals) {
-            LOG.error("{} failed: {} (stack trace withheld: it quotes a secret)",
-                line.getCommandName(), message);
-          } else {
-            LOG.error("{} failed: {}", line.getCommandName(), message, le);
+    cli.setExecutionExceptionHandler(
+        (ex, line, parsed) -> {
+          Throwable root = ex;
+          while (!(root instanceof LatelakeException)
+              && root.getCause() != null
+              && root.getCause() != root) {
+            root = root.getCause();
           }
-          line.getErr().println("latelake: " + message);
-        }
-        return le.exitCode().code();
-      }
-      if (reveals) {
-        LOG.error("{} failed: {} (stack trace withheld: it quotes a secret)",
-            line.getCommandName(), Secrets.redact(String.valueOf(ex)));
-      } else {
-        LOG.error("{} failed", line.getCommandName(), ex);
-      }
-      line.getErr().println("latelake: " + line.getCommandName() + " failed: "
-          + Secrets.redact(String.valueOf(ex)));
-      return ExitCode.RUNTIME_FAILURE.code();
-    });
-    cli.setParameterExceptionHandler((ex, a) -> {
-      ex.getCommandLine().getErr().println("latelake: " + ex.getMessage());
-      ex.getCommandLine().usage(ex.getCommandLine().getErr());
-      return ExitCode.USAGE.code();
-    });
+          // A failure raised by Spark or Kafka may quote a configured secret: never print it.
+          boolean reveals = Secrets.revealsSecret(ex);
+          if (root instanceof LatelakeException le) {
+            String message = Secrets.redact(le.getMessage());
+            if (le.exitCode() == ExitCode.USAGE) {
+              line.getErr().println("latelake: " + message);
+            } else {
+              if (reveals) {
+                LOG.error(
+                    "{} failed: {} (stack trace withheld: it quotes a secret)",
+                    line.getCommandName(),
+                    message);
+              } else {
+                LOG.error("{} failed: {}", line.getCommandName(), message, le);
+              }
+              line.getErr().println("latelake: " + message);
+            }
+            return le.exitCode().code();
+          }
+          if (reveals) {
+            LOG.error(
+                "{} failed: {} (stack trace withheld: it quotes a secret)",
+                line.getCommandName(),
+                Secrets.redact(String.valueOf(ex)));
+          } else {
+            LOG.error("{} failed", line.getCommandName(), ex);
+          }
+          line.getErr()
+              .println(
+                  "latelake: "
+                      + line.getCommandName()
+                      + " failed: "
+                      + Secrets.redact(String.valueOf(ex)));
+          return ExitCode.RUNTIME_FAILURE.code();
+        });
+    cli.setParameterExceptionHandler(
+        (ex, a) -> {
+          ex.getCommandLine().getErr().println("latelake: " + ex.getMessage());
+          ex.getCommandLine().usage(ex.getCommandLine().getErr());
+          return ExitCode.USAGE.code();
+        });
     return cli.execute(args);
   }
 }

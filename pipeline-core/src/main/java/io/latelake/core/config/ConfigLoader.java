@@ -24,13 +24,14 @@ import org.slf4j.LoggerFactory;
  * &lt; a config file &lt; {@code key=value} overrides. Environment variables take part through
  * {@code ${?VAR}} substitutions in the files. Unknown keys under {@code lake.} are rejected.
  *
- * <p>Throws {@link LakeConfigException} for a missing or unparseable file, a malformed override,
- * an override outside {@code lake.}, an unknown key and invalid {@code lake.spark.conf} settings,
+ * <p>Throws {@link LakeConfigException} for a missing or unparseable file, a malformed override, an
+ * override outside {@code lake.}, an unknown key and invalid {@code lake.spark.conf} settings,
  * always naming the key or file. Secret values are masked in every message ({@link Secrets}).
  */
 public final class ConfigLoader {
   private static final Logger LOG = LoggerFactory.getLogger(ConfigLoader.class);
   private static final String DEFAULTS_RESOURCE = "io/latelake/application.conf";
+
   /** Subtrees whose keys are user-chosen names, validated by their own typed config. */
   private static final List<String> OPEN_SUBTREES =
       List.of("lake.gold.metrics", "lake.bronze.kafka.properties", "lake.spark.conf");
@@ -44,7 +45,9 @@ public final class ConfigLoader {
 
   private ConfigLoader() {}
 
-  /** @return the shipped defaults, unresolved */
+  /**
+   * @return the shipped defaults, unresolved
+   */
   public static Config defaults() {
     Config defaults =
         ConfigFactory.parseResources(
@@ -72,15 +75,21 @@ public final class ConfigLoader {
             "Cannot read config file '" + path + "': no such file (--config)");
       }
       try {
-        fromFile = ConfigFactory.parseFile(path.toFile(),
-            ConfigParseOptions.defaults().setAllowMissing(false));
+        fromFile =
+            ConfigFactory.parseFile(
+                path.toFile(), ConfigParseOptions.defaults().setAllowMissing(false));
       } catch (ConfigException e) {
         if (Secrets.defaults().isSecretValue(e.getMessage())) {
           int line = e.origin() == null ? -1 : e.origin().lineNumber();
-          throw new LakeConfigException("Cannot parse config file '" + path + "' at line " + line
-              + " (parser message hidden: it quotes a value that looks like a secret)");
+          throw new LakeConfigException(
+              "Cannot parse config file '"
+                  + path
+                  + "' at line "
+                  + line
+                  + " (parser message hidden: it quotes a value that looks like a secret)");
         }
-        throw new LakeConfigException("Cannot parse config file '" + path + "': " + e.getMessage(), e);
+        throw new LakeConfigException(
+            "Cannot parse config file '" + path + "': " + e.getMessage(), e);
       }
     }
     Config fromOverrides = ConfigFactory.empty();
@@ -110,34 +119,48 @@ public final class ConfigLoader {
     String value = eq <= 0 ? "" : override.substring(eq + 1);
     Secrets secrets = Secrets.defaults();
     boolean secret = secrets.isSecretKey(key) || secrets.isSecretValue(value);
-    String shown = eq <= 0 ? (secret ? Secrets.MASK : override)
-        : key + "=" + (secret ? Secrets.MASK : value);
+    String shown =
+        eq <= 0 ? (secret ? Secrets.MASK : override) : key + "=" + (secret ? Secrets.MASK : value);
     if (eq <= 0) {
       throw new LakeConfigException(
-          "Invalid override '" + shown + "' for --set: expected key=value, e.g. "
+          "Invalid override '"
+              + shown
+              + "' for --set: expected key=value, e.g. "
               + "lake.silver.watermark-delay=\"5 minutes\"");
     }
     List<String> path;
     try {
       path = ConfigUtil.splitPath(key);
     } catch (ConfigException e) {
-      throw new LakeConfigException("Invalid override '" + shown + "' for --set: the key is not "
-          + "a valid path (quote a name that holds dots, e.g. lake.spark.conf.\"spark.x.y\"="
-          + "value)", secret ? null : e);
+      throw new LakeConfigException(
+          "Invalid override '"
+              + shown
+              + "' for --set: the key is not "
+              + "a valid path (quote a name that holds dots, e.g. lake.spark.conf.\"spark.x.y\"="
+              + "value)",
+          secret ? null : e);
     }
     if (!path.get(0).equals("lake")) {
-      throw new LakeConfigException("Invalid override '" + shown + "' for --set: only keys "
-          + "under lake. can be set; a Spark setting goes under lake.spark.conf, e.g. --set "
-          + "'lake.spark.conf.\"" + key.replace("\"", "") + "\"=...'");
+      throw new LakeConfigException(
+          "Invalid override '"
+              + shown
+              + "' for --set: only keys "
+              + "under lake. can be set; a Spark setting goes under lake.spark.conf, e.g. --set "
+              + "'lake.spark.conf.\""
+              + key.replace("\"", "")
+              + "\"=...'");
     }
     try {
-      return ConfigFactory.parseString(key + " = " + value,
-          ConfigParseOptions.defaults().setOriginDescription("--set " + key));
+      return ConfigFactory.parseString(
+          key + " = " + value, ConfigParseOptions.defaults().setOriginDescription("--set " + key));
     } catch (ConfigException e) {
-      String why = secret ? "the value is not valid HOCON (parser message hidden: the key or "
-          + "value holds a secret)" : e.getMessage();
-      throw new LakeConfigException("Invalid override '" + shown + "' for --set: " + why,
-          secret ? null : e);
+      String why =
+          secret
+              ? "the value is not valid HOCON (parser message hidden: the key or "
+                  + "value holds a secret)"
+              : e.getMessage();
+      throw new LakeConfigException(
+          "Invalid override '" + shown + "' for --set: " + why, secret ? null : e);
     }
   }
 
@@ -155,11 +178,17 @@ public final class ConfigLoader {
         continue;
       }
       if (!defaults.hasPathOrNull(key)) {
-        String hint = REPLACED.containsKey(key)
-            ? "; did you mean '" + REPLACED.get(key) + "'? It replaced this key"
-            : closest(key, known).map(k -> "; did you mean '" + k + "'?").orElse("");
-        throw new LakeConfigException("Unknown key '" + key + "' (set in "
-            + e.getValue().origin().description() + ")" + hint);
+        String hint =
+            REPLACED.containsKey(key)
+                ? "; did you mean '" + REPLACED.get(key) + "'? It replaced this key"
+                : closest(key, known).map(k -> "; did you mean '" + k + "'?").orElse("");
+        throw new LakeConfigException(
+            "Unknown key '"
+                + key
+                + "' (set in "
+                + e.getValue().origin().description()
+                + ")"
+                + hint);
       }
     }
   }

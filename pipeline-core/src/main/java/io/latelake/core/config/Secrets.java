@@ -14,35 +14,46 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.config.ConfigDef;
 
 /**
- * Decides which configuration values are secrets and masks them, in the effective-configuration
- * log and in every error message.
+ * Decides which configuration values are secrets and masks them, in the effective-configuration log
+ * and in every error message.
  *
  * <p>A value is masked when
+ *
  * <ul>
- *   <li>its key or the value itself matches Spark's redaction regex ({@value #SPARK_REDACTION_REGEX},
- *       Spark's default of {@code spark.redaction.regex}) or the {@code spark.redaction.regex}
- *       configured under {@code lake.spark.conf}, as Spark itself redacts;</li>
+ *   <li>its key or the value itself matches Spark's redaction regex ({@value
+ *       #SPARK_REDACTION_REGEX}, Spark's default of {@code spark.redaction.regex}) or the {@code
+ *       spark.redaction.regex} configured under {@code lake.spark.conf}, as Spark itself redacts;
  *   <li>its key (or its last dotted part) is a Kafka client property of type {@code PASSWORD}
  *       ({@code sasl.jaas.config}, {@code ssl.keystore.key}, {@code ssl.key.password}, ...: read
- *       from kafka-clients' own config definitions);</li>
- *   <li>Hadoop's {@link ConfigRedactor} considers its key sensitive
- *       ({@code hadoop.security.sensitive-config-keys}: {@code fs.azure.account.key.*},
- *       {@code fs.s3a.secret.key}, ...);</li>
+ *       from kafka-clients' own config definitions);
+ *   <li>Hadoop's {@link ConfigRedactor} considers its key sensitive ({@code
+ *       hadoop.security.sensitive-config-keys}: {@code fs.azure.account.key.*}, {@code
+ *       fs.s3a.secret.key}, ...);
  *   <li>its key contains one of {@link #CREDENTIAL_FRAGMENTS} (credentials named neither by Spark,
- *       Kafka nor Hadoop's defaults, e.g. {@code basic.auth.user.info},
- *       {@code fs.gs.auth.service.account.private.key}).</li>
+ *       Kafka nor Hadoop's defaults, e.g. {@code basic.auth.user.info}, {@code
+ *       fs.gs.auth.service.account.private.key}).
  * </ul>
  */
 public final class Secrets {
   /** What a masked value is shown as. */
   public static final String MASK = "******";
+
   /** Spark's default {@code spark.redaction.regex} (checked against Spark in the tests). */
   public static final String SPARK_REDACTION_REGEX = "(?i)secret|password|token|access[.]?key";
+
   /** The Spark setting whose configured regex widens the masking. */
   public static final String SPARK_REDACTION_KEY = "spark.redaction.regex";
+
   /** Key fragments that name credentials besides Spark's, Kafka's and Hadoop's own lists. */
-  public static final List<String> CREDENTIAL_FRAGMENTS = List.of("private.key", "private-key",
-      "user.info", "jaas", "credential", "sas.token", "auth.info");
+  public static final List<String> CREDENTIAL_FRAGMENTS =
+      List.of(
+          "private.key",
+          "private-key",
+          "user.info",
+          "jaas",
+          "credential",
+          "sas.token",
+          "auth.info");
 
   private static final Pattern SPARK_DEFAULT = Pattern.compile(SPARK_REDACTION_REGEX);
   private static final Set<String> KAFKA_PASSWORDS = kafkaPasswordKeys();
@@ -50,8 +61,9 @@ public final class Secrets {
   private static final Secrets DEFAULT = new Secrets(null);
 
   /** Inner credentials of composite values such as a JAAS config: {@code password="..."}. */
-  private static final Pattern INNER = Pattern.compile(
-      "(?i)(?:password|secret|token|key)\\s*=\\s*\"([^\"]+)\"");
+  private static final Pattern INNER =
+      Pattern.compile("(?i)(?:password|secret|token|key)\\s*=\\s*\"([^\"]+)\"");
+
   /** Secret values of the configurations loaded in this process, longest first. */
   private static volatile List<String> known = List.of();
 
@@ -61,7 +73,9 @@ public final class Secrets {
     this.configured = configured;
   }
 
-  /** @return the masking rules without a configured {@code spark.redaction.regex} */
+  /**
+   * @return the masking rules without a configured {@code spark.redaction.regex}
+   */
   public static Secrets defaults() {
     return DEFAULT;
   }
@@ -83,8 +97,16 @@ public final class Secrets {
     try {
       return new Secrets(Pattern.compile(value));
     } catch (PatternSyntaxException e) {
-      throw new LakeConfigException("Invalid value '" + value + "' for key '" + path + ".\""
-          + SPARK_REDACTION_KEY + "\"': not a regular expression (" + e.getDescription() + ")");
+      throw new LakeConfigException(
+          "Invalid value '"
+              + value
+              + "' for key '"
+              + path
+              + ".\""
+              + SPARK_REDACTION_KEY
+              + "\"': not a regular expression ("
+              + e.getDescription()
+              + ")");
     }
   }
 
@@ -117,9 +139,10 @@ public final class Secrets {
    * @return whether the value itself looks like a credential (Spark also redacts on values)
    */
   public boolean isSecretValue(String text) {
-    return text != null && (SPARK_DEFAULT.matcher(text).find()
-        || (configured != null && configured.matcher(text).find())
-        || text.toLowerCase(Locale.ROOT).contains("loginmodule"));
+    return text != null
+        && (SPARK_DEFAULT.matcher(text).find()
+            || (configured != null && configured.matcher(text).find())
+            || text.toLowerCase(Locale.ROOT).contains("loginmodule"));
   }
 
   /**
@@ -157,8 +180,10 @@ public final class Secrets {
       }
     }
     values.removeIf(v -> v.length() < 4);
-    known = values.stream()
-        .sorted(java.util.Comparator.comparingInt(String::length).reversed()).toList();
+    known =
+        values.stream()
+            .sorted(java.util.Comparator.comparingInt(String::length).reversed())
+            .toList();
   }
 
   /**
@@ -192,11 +217,13 @@ public final class Secrets {
   private static Set<String> kafkaPasswordKeys() {
     Set<String> out = new TreeSet<>();
     for (ConfigDef def : List.of(ConsumerConfig.configDef(), AdminClientConfig.configDef())) {
-      def.configKeys().forEach((name, key) -> {
-        if (key.type == ConfigDef.Type.PASSWORD) {
-          out.add(name.toLowerCase(Locale.ROOT));
-        }
-      });
+      def.configKeys()
+          .forEach(
+              (name, key) -> {
+                if (key.type == ConfigDef.Type.PASSWORD) {
+                  out.add(name.toLowerCase(Locale.ROOT));
+                }
+              });
     }
     return Set.copyOf(out);
   }

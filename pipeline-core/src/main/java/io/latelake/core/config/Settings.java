@@ -15,8 +15,8 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * Typed, validated reads of single keys. Every method throws {@link LakeConfigException} naming
- * the key and the value when the value is missing or of the wrong shape.
+ * Typed, validated reads of single keys. Every method throws {@link LakeConfigException} naming the
+ * key and the value when the value is missing or of the wrong shape.
  */
 public final class Settings {
   private final Config config;
@@ -31,7 +31,9 @@ public final class Settings {
     this.prefix = prefix;
   }
 
-  /** @return settings of the whole effective config */
+  /**
+   * @return settings of the whole effective config
+   */
   public static Settings of(Config root) {
     return new Settings(root, "");
   }
@@ -94,7 +96,9 @@ public final class Settings {
   public String oneOf(String path, Set<String> allowed) {
     String v = string(path).toLowerCase(Locale.ROOT);
     if (!allowed.contains(v)) {
-      throw LakeConfigException.invalid(key(path), config.getString(path),
+      throw LakeConfigException.invalid(
+          key(path),
+          config.getString(path),
           "expected one of " + allowed.stream().sorted().toList());
     }
     return v;
@@ -119,8 +123,8 @@ public final class Settings {
       }
       return d;
     } catch (ConfigException.BadValue | ConfigException.WrongType e) {
-      throw LakeConfigException.invalid(key(path), raw(path),
-          "expected a duration such as '10 minutes', '30 s' or '250 ms'");
+      throw LakeConfigException.invalid(
+          key(path), raw(path), "expected a duration such as '10 minutes', '30 s' or '250 ms'");
     }
   }
 
@@ -130,8 +134,7 @@ public final class Settings {
     try {
       int v = config.getInt(path);
       if (v < min || v > max) {
-        throw LakeConfigException.invalid(key(path), v,
-            "must be between " + min + " and " + max);
+        throw LakeConfigException.invalid(key(path), v, "must be between " + min + " and " + max);
       }
       return v;
     } catch (ConfigException.WrongType e) {
@@ -145,8 +148,7 @@ public final class Settings {
     try {
       long v = config.getLong(path);
       if (v < min || v > max) {
-        throw LakeConfigException.invalid(key(path), v,
-            "must be between " + min + " and " + max);
+        throw LakeConfigException.invalid(key(path), v, "must be between " + min + " and " + max);
       }
       return v;
     } catch (ConfigException.WrongType e) {
@@ -237,7 +239,9 @@ public final class Settings {
     }
     ConfigValue value = config.getValue(path);
     if (value.valueType() != ConfigValueType.OBJECT) {
-      throw LakeConfigException.invalid(key(path), raw(path),
+      throw LakeConfigException.invalid(
+          key(path),
+          raw(path),
           "expected an object of options, e.g. { \"security.protocol\" = \"SASL_SSL\" }, not "
               + value.valueType().name().toLowerCase(Locale.ROOT));
     }
@@ -246,8 +250,8 @@ public final class Settings {
     return java.util.Collections.unmodifiableMap(new LinkedHashMap<>(out));
   }
 
-  private static void flatten(String where, String prefix, ConfigObject object,
-      Map<String, String> out) {
+  private static void flatten(
+      String where, String prefix, ConfigObject object, Map<String, String> out) {
     for (Map.Entry<String, ConfigValue> e : object.entrySet()) {
       String name = prefix + e.getKey();
       String full = where + ".\"" + name + "\"";
@@ -264,7 +268,9 @@ public final class Settings {
         case LIST -> {
           List<Object> items = ((com.typesafe.config.ConfigList) v).unwrapped();
           if (items.stream().anyMatch(i -> i == null || i instanceof Map || i instanceof List)) {
-            throw LakeConfigException.invalid(full, Secrets.defaults().mask(full, items),
+            throw LakeConfigException.invalid(
+                full,
+                Secrets.defaults().mask(full, items),
                 "expected a value or a list of plain values");
           }
           out.put(name, items.stream().map(String::valueOf).collect(Collectors.joining(",")));

@@ -24,21 +24,25 @@ public final class SharedSettings {
   /**
    * The correction horizon: a gold window is {@code provisional} until now (UTC) ≥ its end + this
    * horizon, then {@code settled} (or {@code restated} once a correction changed it). An event
-   * later than this restates a settled number; the lateness profiler counts those events
-   * ({@code beyond_correction_*}).
+   * later than this restates a settled number; the lateness profiler counts those events ({@code
+   * beyond_correction_*}).
    *
    * @param root the effective config
    * @return {@code lake.correction.horizon}
-   * @throws LakeConfigException unless it is a positive duration of at least
-   *     {@code lake.gold.watermark-delay} (a settled window must also be closed)
+   * @throws LakeConfigException unless it is a positive duration of at least {@code
+   *     lake.gold.watermark-delay} (a settled window must also be closed)
    */
   public static Duration correctionHorizon(Config root) {
     Settings c = Settings.of(root).sub("lake.correction");
     Duration horizon = c.positiveDuration("horizon");
     Duration delay = goldWatermarkDelay(root);
     if (horizon.compareTo(delay) < 0) {
-      throw LakeConfigException.invalid(c.key("horizon"), c.raw().getValue("horizon").unwrapped(),
-          "must be at least lake.gold.watermark-delay (" + delay + "), or a settled window "
+      throw LakeConfigException.invalid(
+          c.key("horizon"),
+          c.raw().getValue("horizon").unwrapped(),
+          "must be at least lake.gold.watermark-delay ("
+              + delay
+              + "), or a settled window "
               + "could still be open");
     }
     return horizon;
@@ -49,17 +53,21 @@ public final class SharedSettings {
    *
    * @param root the effective config
    * @return {@code lake.correction.dedup-horizon}
-   * @throws LakeConfigException unless it is a positive duration of at least
-   *     {@code lake.gold.watermark-delay} (the stream's own dedup already spans that much)
+   * @throws LakeConfigException unless it is a positive duration of at least {@code
+   *     lake.gold.watermark-delay} (the stream's own dedup already spans that much)
    */
   public static Duration dedupHorizon(Config root) {
     Settings c = Settings.of(root).sub("lake.correction");
     Duration dedupHorizon = c.positiveDuration("dedup-horizon");
     Duration delay = goldWatermarkDelay(root);
     if (dedupHorizon.compareTo(delay) < 0) {
-      throw LakeConfigException.invalid(c.key("dedup-horizon"),
-          c.raw().getValue("dedup-horizon").unwrapped(), "must be at least "
-              + "lake.gold.watermark-delay (" + delay + "): the stream's own dedup already "
+      throw LakeConfigException.invalid(
+          c.key("dedup-horizon"),
+          c.raw().getValue("dedup-horizon").unwrapped(),
+          "must be at least "
+              + "lake.gold.watermark-delay ("
+              + delay
+              + "): the stream's own dedup already "
               + "spans that much");
     }
     return dedupHorizon;

@@ -26,57 +26,78 @@ import org.apache.spark.sql.types.DataTypes;
  * once, by {@link EventParser}, which yields the fields, the error and its detail together.
  *
  * <p>Input columns: {@code payload} string or binary (the raw record), {@code source} string,
- * {@code kafka_partition} int, {@code kafka_offset} long, {@code source_file} string,
- * {@code enqueued_time} timestamp (may be null when it comes from a payload field),
- * {@code timestamp_type} int (Kafka: 0 CreateTime, 1 LogAppendTime; null for files).
+ * {@code kafka_partition} int, {@code kafka_offset} long, {@code source_file} string, {@code
+ * enqueued_time} timestamp (may be null when it comes from a payload field), {@code timestamp_type}
+ * int (Kafka: 0 CreateTime, 1 LogAppendTime; null for files).
  *
- * <p>Output columns, in order: {@code event_id} string, {@code event_time} timestamp (UTC),
- * {@code enqueued_time} timestamp, {@code timestamp_type} int, {@code ingested_at} timestamp
- * (micro-batch time), {@code ingest_date} date, {@code source}, {@code kafka_partition},
- * {@code kafka_offset}, {@code source_file}, {@code payload} string (the raw record),
- * {@code payload_bytes} binary (the raw record's bytes, only when they are not valid UTF-8,
- * else null), the configured fields with their types, {@code error} string ({@link ErrorCode}
- * name, null when valid) and {@code error_detail} (one sentence, null when valid).
+ * <p>Output columns, in order: {@code event_id} string, {@code event_time} timestamp (UTC), {@code
+ * enqueued_time} timestamp, {@code timestamp_type} int, {@code ingested_at} timestamp (micro-batch
+ * time), {@code ingest_date} date, {@code source}, {@code kafka_partition}, {@code kafka_offset},
+ * {@code source_file}, {@code payload} string (the raw record), {@code payload_bytes} binary (the
+ * raw record's bytes, only when they are not valid UTF-8, else null), the configured fields with
+ * their types, {@code error} string ({@link ErrorCode} name, null when valid) and {@code
+ * error_detail} (one sentence, null when valid).
  */
 public final class BronzeRows {
   private BronzeRows() {}
 
   /** Names of bronze's fixed columns before the configured fields. */
-  public static final List<String> LEADING_COLUMNS = List.of(
-      "event_id", "event_time", "enqueued_time", "timestamp_type", "ingested_at", "ingest_date",
-      "source", "kafka_partition", "kafka_offset", "source_file", "payload", "payload_bytes");
+  public static final List<String> LEADING_COLUMNS =
+      List.of(
+          "event_id",
+          "event_time",
+          "enqueued_time",
+          "timestamp_type",
+          "ingested_at",
+          "ingest_date",
+          "source",
+          "kafka_partition",
+          "kafka_offset",
+          "source_file",
+          "payload",
+          "payload_bytes");
 
   /**
    * @param raw received records (columns above)
    * @param schema the configured event schema
-   * @param enqueuedTimeField payload field holding the enqueued time, when the source takes it
-   *     from the payload (replays of captured data); empty to use the {@code enqueued_time} column
+   * @param enqueuedTimeField payload field holding the enqueued time, when the source takes it from
+   *     the payload (replays of captured data); empty to use the {@code enqueued_time} column
    * @return bronze rows
    */
-  public static Dataset<Row> parse(Dataset<Row> raw, EventSchema schema,
-      Optional<String> enqueuedTimeField) {
+  public static Dataset<Row> parse(
+      Dataset<Row> raw, EventSchema schema, Optional<String> enqueuedTimeField) {
     EventParser parser = new EventParser(schema, enqueuedTimeField);
-    UserDefinedFunction read = udf((UDF1<byte[], Row>) parser::parse, parser.resultSchema())
-        .withName("read_event");
+    UserDefinedFunction read =
+        udf((UDF1<byte[], Row>) parser::parse, parser.resultSchema()).withName("read_event");
     Column bytes = col("payload").cast(DataTypes.BinaryType);
     Column r = col("_r");
     Column eventTime = timestamp_micros(r.getField("event_time_us"));
-    Column enqueued = enqueuedTimeField.isPresent()
-        ? timestamp_micros(r.getField("enqueued_time_us"))
-        : col("enqueued_time");
-    Column future = r.getField("error").isNull().and(eventTime.gt(
-        coalesce(col("_enq"), col("_ingested")).plus(
-            lit(schema.futureSkewTolerance()))));
-    Column error = when(future, lit(ErrorCode.FUTURE_EVENT_TIME.name()))
-        .otherwise(r.getField("error"));
-    Column detail = when(future, lit("Event time is ahead of the enqueued time by more than "
-        + schema.futureSkewTolerance().toSeconds() + " s (lake.event.future-skew-tolerance)."))
-        .otherwise(r.getField("error_detail"));
+    Column enqueued =
+        enqueuedTimeField.isPresent()
+            ? timestamp_micros(r.getField("enqueued_time_us"))
+            : col("enqueued_time");
+    Column future =
+        r.getField("error")
+            .isNull()
+            .and(
+                eventTime.gt(
+                    coalesce(col("_enq"), col("_ingested"))
+                        .plus(lit(schema.futureSkewTolerance()))));
+    Column error =
+        when(future, lit(ErrorCode.FUTURE_EVENT_TIME.name())).otherwise(r.getField("error"));
+    Column detail =
+        when(
+                future,
+                lit(
+                    "Event time is ahead of the enqueued time by more than "
+                        + schema.futureSkewTolerance().toSeconds()
+                        + " s (lake.event.future-skew-tolerance)."))
+            .otherwise(r.getField("error_detail"));
 
-    Dataset<Row> staged = raw
-        .withColumn("_r", read.apply(bytes))
-        .withColumn("_enq", enqueued)
-        .withColumn("_ingested", current_timestamp());
+    Dataset<Row> staged =
+        raw.withColumn("_r", read.apply(bytes))
+            .withColumn("_enq", enqueued)
+            .withColumn("_ingested", current_timestamp());
 
     List<Column> out = new ArrayList<>();
     out.add(r.getField("event_id").as("event_id"));

@@ -1,21 +1,21 @@
 package io.latelake.core.event;
 
 /**
- * Why a bronze row is not a valid event. Stored as text in bronze {@code error}; {@code null}
- * there means valid.
+ * Why a bronze row is not a valid event. Stored as text in bronze {@code error}; {@code null} there
+ * means valid.
  */
 public enum ErrorCode {
   /**
-   * The record is not exactly one JSON object: bad JSON, an array or a scalar, an empty line,
-   * bytes that are not UTF-8, a second value after the object ({@code {..}{..}}), or a key that
-   * occurs twice in one object.
+   * The record is not exactly one JSON object: bad JSON, an array or a scalar, an empty line, bytes
+   * that are not UTF-8, a second value after the object ({@code {..}{..}}), or a key that occurs
+   * twice in one object.
    */
   MALFORMED,
   /** The event id field is absent, null or blank. */
   MISSING_EVENT_ID,
   /**
-   * The event id is not of the configured {@code lake.event.id-type}: a number, boolean, object
-   * or array where a string is expected, or anything but a whole number where a long is.
+   * The event id is not of the configured {@code lake.event.id-type}: a number, boolean, object or
+   * array where a string is expected, or anything but a whole number where a long is.
    */
   INVALID_EVENT_ID,
   /** The event time field is absent, null or empty. */

@@ -35,12 +35,12 @@ import org.apache.spark.unsafe.types.UTF8String;
  * enqueued time, with the first reason the record is not a valid event and a one-sentence detail.
  * Used by {@link BronzeRows} as a Spark UDF; plain Java, so tests can call {@link #parse} directly.
  *
- * <p>Result ({@link #resultSchema()}): {@code utf8} boolean (payload is valid UTF-8),
- * {@code event_id} string, {@code event_time_us} long (UTC microseconds since the epoch),
- * {@code enqueued_time_us} long (from the payload field, when configured), one column per
- * configured field ({@code f0, f1, ...}; timestamps as UTC microseconds), {@code error} string
- * ({@link ErrorCode} name, null when valid so far; FUTURE_EVENT_TIME is decided by the caller),
- * {@code error_detail} string.
+ * <p>Result ({@link #resultSchema()}): {@code utf8} boolean (payload is valid UTF-8), {@code
+ * event_id} string, {@code event_time_us} long (UTC microseconds since the epoch), {@code
+ * enqueued_time_us} long (from the payload field, when configured), one column per configured field
+ * ({@code f0, f1, ...}; timestamps as UTC microseconds), {@code error} string ({@link ErrorCode}
+ * name, null when valid so far; FUTURE_EVENT_TIME is decided by the caller), {@code error_detail}
+ * string.
  *
  * <p>Numbers are read as JSON parsers read them: {@code 1.796011199228E9} is a number of epoch
  * seconds, {@code 1e400} is a number too large for any time (not "Infinity"). A UTF-8 byte-order
@@ -50,13 +50,14 @@ public final class EventParser implements Serializable {
   private static final long serialVersionUID = 1L;
 
   /** A JSON number, also when it arrives inside a string. */
-  private static final Pattern NUMBER =
-      Pattern.compile("-?[0-9]+(\\.[0-9]+)?([eE][+-]?[0-9]+)?");
+  private static final Pattern NUMBER = Pattern.compile("-?[0-9]+(\\.[0-9]+)?([eE][+-]?[0-9]+)?");
+
   private static final BigDecimal SECONDS_LIMIT = new BigDecimal("1e11");
   private static final BigDecimal MILLIS_LIMIT = new BigDecimal("1e14");
   private static final BigDecimal MICROS_PER_SECOND = BigDecimal.valueOf(1_000_000);
   private static final BigDecimal LONG_MIN = BigDecimal.valueOf(Long.MIN_VALUE);
   private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
+
   /** Longest raw value quoted in a detail. */
   private static final int QUOTE_LIMIT = 80;
 
@@ -68,8 +69,8 @@ public final class EventParser implements Serializable {
 
   /**
    * @param schema the configured event schema
-   * @param enqueuedTimeField payload field holding the enqueued time, if the source reads it
-   *     from the payload
+   * @param enqueuedTimeField payload field holding the enqueued time, if the source reads it from
+   *     the payload
    */
   public EventParser(EventSchema schema, Optional<String> enqueuedTimeField) {
     this.schema = schema;
@@ -85,13 +86,16 @@ public final class EventParser implements Serializable {
     this.slots = Map.copyOf(s);
   }
 
-  /** @return the schema of {@link #parse}'s result */
+  /**
+   * @return the schema of {@link #parse}'s result
+   */
   public StructType resultSchema() {
-    StructType t = new StructType()
-        .add("utf8", DataTypes.BooleanType)
-        .add("event_id", DataTypes.StringType)
-        .add("event_time_us", DataTypes.LongType)
-        .add("enqueued_time_us", DataTypes.LongType);
+    StructType t =
+        new StructType()
+            .add("utf8", DataTypes.BooleanType)
+            .add("event_id", DataTypes.StringType)
+            .add("event_time_us", DataTypes.LongType)
+            .add("enqueued_time_us", DataTypes.LongType);
     for (int i = 0; i < schema.fields().size(); i++) {
       FieldType type = schema.fields().get(i).type();
       t = t.add("f" + i, type == FieldType.TIMESTAMP ? DataTypes.LongType : type.sparkType());
@@ -107,7 +111,8 @@ public final class EventParser implements Serializable {
         case START_ARRAY -> "a JSON array";
         case VALUE_TRUE, VALUE_FALSE -> "the boolean " + text;
         case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "the number " + quote(text);
-        case VALUE_STRING -> text.isBlank() ? "a blank string" : "the string \"" + quote(text) + "\"";
+        case VALUE_STRING ->
+            text.isBlank() ? "a blank string" : "the string \"" + quote(text) + "\"";
         default -> "null";
       };
     }
@@ -145,8 +150,12 @@ public final class EventParser implements Serializable {
     int bad = firstInvalidUtf8(payload);
     if (bad >= 0) {
       r.cells[0] = Boolean.FALSE;
-      return r.error(ErrorCode.MALFORMED, "The payload is not valid UTF-8 text (invalid byte at "
-          + "offset " + bad + "); its bytes are kept in payload_bytes.");
+      return r.error(
+          ErrorCode.MALFORMED,
+          "The payload is not valid UTF-8 text (invalid byte at "
+              + "offset "
+              + bad
+              + "); its bytes are kept in payload_bytes.");
     }
     Value[] values = new Value[slots.size()];
     String problem = readObject(payload, values);
@@ -157,20 +166,31 @@ public final class EventParser implements Serializable {
     // Event id
     Value id = values[slots.get(schema.idField())];
     if (isAbsent(id)) {
-      return r.error(ErrorCode.MISSING_EVENT_ID,
+      return r.error(
+          ErrorCode.MISSING_EVENT_ID,
           "Event id field '" + schema.idField() + "' is absent, null or blank.");
     }
     if (schema.idType() == FieldType.STRING) {
       if (id.token() != JsonToken.VALUE_STRING) {
-        return r.error(ErrorCode.INVALID_EVENT_ID, "Event id field '" + schema.idField()
-            + "' holds " + id.kind() + ", but lake.event.id-type is string.");
+        return r.error(
+            ErrorCode.INVALID_EVENT_ID,
+            "Event id field '"
+                + schema.idField()
+                + "' holds "
+                + id.kind()
+                + ", but lake.event.id-type is string.");
       }
       r.cells[1] = id.text();
     } else {
       Long n = id.token() == JsonToken.VALUE_NUMBER_INT ? wholeNumber(id.text()) : null;
       if (n == null) {
-        return r.error(ErrorCode.INVALID_EVENT_ID, "Event id field '" + schema.idField()
-            + "' holds " + id.kind() + ", but lake.event.id-type is long (a JSON whole number).");
+        return r.error(
+            ErrorCode.INVALID_EVENT_ID,
+            "Event id field '"
+                + schema.idField()
+                + "' holds "
+                + id.kind()
+                + ", but lake.event.id-type is long (a JSON whole number).");
       }
       r.cells[1] = Long.toString(n);
     }
@@ -178,19 +198,33 @@ public final class EventParser implements Serializable {
     // Event time
     Value time = values[slots.get(schema.timeField())];
     if (isAbsent(time)) {
-      return r.error(ErrorCode.MISSING_EVENT_TIME,
+      return r.error(
+          ErrorCode.MISSING_EVENT_TIME,
           "Event time field '" + schema.timeField() + "' is absent, null or blank.");
     }
     Long eventMicros = readTime(time, schema.timeFormat());
     if (eventMicros == null) {
-      return r.error(ErrorCode.INVALID_EVENT_TIME, "Event time field '" + schema.timeField()
-          + "' holds " + time.kind() + ", which is not " + describe(schema.timeFormat())
-          + " (lake.event.time-format = " + schema.timeFormat().configName() + ").");
+      return r.error(
+          ErrorCode.INVALID_EVENT_TIME,
+          "Event time field '"
+              + schema.timeField()
+              + "' holds "
+              + time.kind()
+              + ", which is not "
+              + describe(schema.timeFormat())
+              + " (lake.event.time-format = "
+              + schema.timeFormat().configName()
+              + ").");
     }
     r.cells[2] = eventMicros;
     if (eventMicros < minEventMicros) {
-      return r.error(ErrorCode.EVENT_TIME_BEFORE_MIN, "Event time " + instant(eventMicros)
-          + " is before lake.event.min-event-time " + schema.minEventTime() + ".");
+      return r.error(
+          ErrorCode.EVENT_TIME_BEFORE_MIN,
+          "Event time "
+              + instant(eventMicros)
+              + " is before lake.event.min-event-time "
+              + schema.minEventTime()
+              + ".");
     }
 
     // Configured fields: all are read; the first that cannot be read gives the detail.
@@ -207,9 +241,16 @@ public final class EventParser implements Serializable {
       Object typed = readField(v, f.type());
       if (typed == null) {
         if (invalidField == null) {
-          invalidField = "Field '" + f.name() + "' holds " + v.kind() + ", which is not a "
-              + f.type().configName() + (v.token() == JsonToken.VALUE_STRING && v.text().isBlank()
-                  ? " (add blank-as-null = true to the field to read blanks as null)." : ".");
+          invalidField =
+              "Field '"
+                  + f.name()
+                  + "' holds "
+                  + v.kind()
+                  + ", which is not a "
+                  + f.type().configName()
+                  + (v.token() == JsonToken.VALUE_STRING && v.text().isBlank()
+                      ? " (add blank-as-null = true to the field to read blanks as null)."
+                      : ".");
         }
       } else {
         r.cells[4 + i] = typed;
@@ -225,9 +266,14 @@ public final class EventParser implements Serializable {
         return r.error(ErrorCode.INVALID_FIELD, invalidField);
       }
       if (enqMicros == null) {
-        return r.error(ErrorCode.INVALID_ENQUEUED_TIME, "Enqueued time field '"
-            + enqueuedTimeField + "' " + (isAbsent(enq) ? "is absent, null or blank."
-                : "holds " + enq.kind() + ", which is not " + describe(TimeFormat.AUTO) + "."));
+        return r.error(
+            ErrorCode.INVALID_ENQUEUED_TIME,
+            "Enqueued time field '"
+                + enqueuedTimeField
+                + "' "
+                + (isAbsent(enq)
+                    ? "is absent, null or blank."
+                    : "holds " + enq.kind() + ", which is not " + describe(TimeFormat.AUTO) + "."));
       }
     } else if (invalidField != null) {
       return r.error(ErrorCode.INVALID_FIELD, invalidField);
@@ -236,7 +282,8 @@ public final class EventParser implements Serializable {
   }
 
   private static boolean isAbsent(Value v) {
-    return v == null || v.token() == JsonToken.VALUE_NULL
+    return v == null
+        || v.token() == JsonToken.VALUE_NULL
         || (v.token() == JsonToken.VALUE_STRING && v.text().isBlank());
   }
 
@@ -278,27 +325,34 @@ public final class EventParser implements Serializable {
       }
       JsonToken after = p.nextToken();
       if (after != null) {
-        return "The payload holds more than one JSON value: " + new Value(after, p.getText()).kind()
+        return "The payload holds more than one JSON value: "
+            + new Value(after, p.getText()).kind()
             + " follows the first object.";
       }
       return null;
     } catch (JsonProcessingException e) {
       String what = e.getOriginalMessage();
       if (what != null && what.startsWith("Duplicate field")) {
-        return "The payload is ambiguous JSON: " + what.replace("Duplicate field", "the key")
+        return "The payload is ambiguous JSON: "
+            + what.replace("Duplicate field", "the key")
             + " occurs twice in one object.";
       }
-      // Jackson's message up to its explanation: "Unrecognized token 'x'", "Unexpected end-of-input".
+      // Jackson's message up to its explanation: "Unrecognized token 'x'", "Unexpected
+      // end-of-input".
       String head = what == null ? "a syntax error" : what.split("[:\\n]", 2)[0];
       long at = e.getLocation() == null ? -1 : e.getLocation().getByteOffset();
-      return "The payload is not valid JSON: " + quote(head) + (at >= 0 ? " at byte " + at : "")
+      return "The payload is not valid JSON: "
+          + quote(head)
+          + (at >= 0 ? " at byte " + at : "")
           + ".";
     } catch (IOException e) {
       return "The payload cannot be read as JSON: " + quote(String.valueOf(e.getMessage())) + ".";
     }
   }
 
-  /** @return UTC microseconds, or null when the value cannot be read in this format */
+  /**
+   * @return UTC microseconds, or null when the value cannot be read in this format
+   */
   static Long readTime(Value v, TimeFormat format) {
     String text;
     if (v.isNumber()) {
@@ -326,8 +380,8 @@ public final class EventParser implements Serializable {
       return null;
     }
     // Spark's own timestamp reading (what CAST(text AS TIMESTAMP) accepts), in UTC.
-    scala.Option<Object> micros = DateTimeUtils$.MODULE$.stringToTimestamp(
-        UTF8String.fromString(text), ZoneOffset.UTC);
+    scala.Option<Object> micros =
+        DateTimeUtils$.MODULE$.stringToTimestamp(UTF8String.fromString(text), ZoneOffset.UTC);
     return micros.isDefined() ? (Long) micros.get() : null;
   }
 
@@ -339,18 +393,22 @@ public final class EventParser implements Serializable {
   }
 
   private static Long millis(BigDecimal n) {
-    if (n.abs().compareTo(MILLIS_LIMIT) >= 0 || n.signum() != 0 && n.stripTrailingZeros().scale() > 0) {
+    if (n.abs().compareTo(MILLIS_LIMIT) >= 0
+        || n.signum() != 0 && n.stripTrailingZeros().scale() > 0) {
       return null;
     }
     return n.longValue() * 1000L;
   }
 
-  /** @return the value as a long when it is a whole number within range, else null */
+  /**
+   * @return the value as a long when it is a whole number within range, else null
+   */
   private static Long wholeNumber(String text) {
     try {
       BigDecimal n = new BigDecimal(text.trim());
       if (n.signum() != 0 && n.stripTrailingZeros().scale() > 0
-          || n.compareTo(LONG_MIN) < 0 || n.compareTo(LONG_MAX) > 0) {
+          || n.compareTo(LONG_MIN) < 0
+          || n.compareTo(LONG_MAX) > 0) {
         return null;
       }
       return n.longValueExact();
@@ -359,10 +417,13 @@ public final class EventParser implements Serializable {
     }
   }
 
-  /** @return the typed value, or null when the value is not of the type */
+  /**
+   * @return the typed value, or null when the value is not of the type
+   */
   private static Object readField(Value v, FieldType type) {
-    boolean numeric = v.isNumber()
-        || v.token() == JsonToken.VALUE_STRING && NUMBER.matcher(v.text().trim()).matches();
+    boolean numeric =
+        v.isNumber()
+            || v.token() == JsonToken.VALUE_STRING && NUMBER.matcher(v.text().trim()).matches();
     return switch (type) {
       case STRING -> v.token() == JsonToken.VALUE_STRING ? v.text() : null;
       case LONG -> numeric ? wholeNumber(v.text()) : null;
@@ -373,16 +434,18 @@ public final class EventParser implements Serializable {
         double d = Double.parseDouble(v.text().trim());
         yield Double.isFinite(d) ? d : null;
       }
-      case BOOLEAN -> switch (v.token()) {
-        case VALUE_TRUE -> Boolean.TRUE;
-        case VALUE_FALSE -> Boolean.FALSE;
-        case VALUE_STRING -> switch (v.text().trim().toLowerCase(Locale.ROOT)) {
-          case "true" -> Boolean.TRUE;
-          case "false" -> Boolean.FALSE;
-          default -> null;
-        };
-        default -> null;
-      };
+      case BOOLEAN ->
+          switch (v.token()) {
+            case VALUE_TRUE -> Boolean.TRUE;
+            case VALUE_FALSE -> Boolean.FALSE;
+            case VALUE_STRING ->
+                switch (v.text().trim().toLowerCase(Locale.ROOT)) {
+                  case "true" -> Boolean.TRUE;
+                  case "false" -> Boolean.FALSE;
+                  default -> null;
+                };
+            default -> null;
+          };
       case TIMESTAMP -> readTime(v, TimeFormat.AUTO);
     };
   }
@@ -392,8 +455,9 @@ public final class EventParser implements Serializable {
       case ISO_8601 -> "an ISO-8601 timestamp";
       case EPOCH_SECONDS -> "a number of epoch seconds below 1e11";
       case EPOCH_MILLIS -> "a whole number of epoch milliseconds below 1e14";
-      case AUTO -> "an ISO-8601 timestamp or a number of epoch seconds (below 1e11) or "
-          + "milliseconds (from 1e11, below 1e14)";
+      case AUTO ->
+          "an ISO-8601 timestamp or a number of epoch seconds (below 1e11) or "
+              + "milliseconds (from 1e11, below 1e14)";
     };
   }
 
@@ -405,7 +469,9 @@ public final class EventParser implements Serializable {
     return s.length() <= QUOTE_LIMIT ? s : s.substring(0, QUOTE_LIMIT) + "…";
   }
 
-  /** @return the offset of the first byte that breaks UTF-8, or -1 when all of it is UTF-8 */
+  /**
+   * @return the offset of the first byte that breaks UTF-8, or -1 when all of it is UTF-8
+   */
   static int firstInvalidUtf8(byte[] b) {
     int i = 0;
     while (i < b.length && b[i] >= 0) {
@@ -415,10 +481,12 @@ public final class EventParser implements Serializable {
       return -1;
     }
     ByteBuffer in = ByteBuffer.wrap(b);
-    CoderResult result = StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(CodingErrorAction.REPORT)
-        .onUnmappableCharacter(CodingErrorAction.REPORT)
-        .decode(in, CharBuffer.allocate(b.length), true);
+    CoderResult result =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT)
+            .decode(in, CharBuffer.allocate(b.length), true);
     return result.isError() ? in.position() : -1;
   }
 }

@@ -16,18 +16,18 @@ import java.util.regex.Pattern;
 
 /**
  * Typed view of {@code lake.event}: which payload field is the event id and of which JSON type,
- * which is the event time and how it is written, which further fields become columns, the
- * earliest plausible event time and the future-skew tolerance.
+ * which is the event time and how it is written, which further fields become columns, the earliest
+ * plausible event time and the future-skew tolerance.
  *
  * @param sourceName bronze {@code source} for inputs without a topic
  * @param idField payload field of the event id
- * @param idType JSON type the event id must have: {@link FieldType#STRING} (JSON strings only)
- *     or {@link FieldType#LONG} (JSON whole numbers only, kept as their decimal text)
+ * @param idType JSON type the event id must have: {@link FieldType#STRING} (JSON strings only) or
+ *     {@link FieldType#LONG} (JSON whole numbers only, kept as their decimal text)
  * @param timeField payload field of the event time
  * @param timeFormat how the event time is written
  * @param fields further fields parsed into columns
- * @param minEventTime earliest plausible event time (UTC); earlier ones are
- *     {@link ErrorCode#EVENT_TIME_BEFORE_MIN}
+ * @param minEventTime earliest plausible event time (UTC); earlier ones are {@link
+ *     ErrorCode#EVENT_TIME_BEFORE_MIN}
  * @param futureSkewTolerance how far event time may run ahead of enqueued time
  */
 public record EventSchema(
@@ -38,13 +38,30 @@ public record EventSchema(
     TimeFormat timeFormat,
     List<FieldSpec> fields,
     Instant minEventTime,
-    Duration futureSkewTolerance) implements Serializable {
+    Duration futureSkewTolerance)
+    implements Serializable {
 
   /** Column names latelake's tables use itself; a payload field must not take one of them. */
-  public static final Set<String> RESERVED = Set.of(
-      "event_id", "event_time", "enqueued_time", "timestamp_type", "ingested_at", "ingest_date",
-      "source", "kafka_partition", "kafka_offset", "source_file", "payload", "error",
-      "error_detail", "lateness_s", "window_start", "window_end", "updated_at", "corrected_at");
+  public static final Set<String> RESERVED =
+      Set.of(
+          "event_id",
+          "event_time",
+          "enqueued_time",
+          "timestamp_type",
+          "ingested_at",
+          "ingest_date",
+          "source",
+          "kafka_partition",
+          "kafka_offset",
+          "source_file",
+          "payload",
+          "error",
+          "error_detail",
+          "lateness_s",
+          "window_start",
+          "window_end",
+          "updated_at",
+          "corrected_at");
 
   private static final Set<String> FIELD_KEYS = Set.of("name", "type", "blank-as-null");
 
@@ -60,13 +77,18 @@ public record EventSchema(
     String idField = identifier(s, "id-field", s.string("id-field"));
     String timeField = identifier(s, "time-field", s.string("time-field"));
     if (idField.equals(timeField)) {
-      throw LakeConfigException.invalid(s.key("time-field"), timeField,
-          "must differ from lake.event.id-field");
+      throw LakeConfigException.invalid(
+          s.key("time-field"), timeField, "must differ from lake.event.id-field");
     }
     String formatName = s.string("time-format");
-    TimeFormat format = TimeFormat.parse(formatName).orElseThrow(() ->
-        LakeConfigException.invalid(s.key("time-format"), formatName,
-            "expected one of iso-8601, epoch-seconds, epoch-millis, auto"));
+    TimeFormat format =
+        TimeFormat.parse(formatName)
+            .orElseThrow(
+                () ->
+                    LakeConfigException.invalid(
+                        s.key("time-format"),
+                        formatName,
+                        "expected one of iso-8601, epoch-seconds, epoch-millis, auto"));
     List<FieldSpec> fields = new ArrayList<>();
     Set<String> seen = new HashSet<>(Set.of(idField, timeField));
     List<? extends Config> list = s.objects("fields");
@@ -74,31 +96,51 @@ public record EventSchema(
       Settings f = new Settings(list.get(i), s.key("fields") + "[" + i + "]");
       for (String k : list.get(i).root().keySet()) {
         if (!FIELD_KEYS.contains(k)) {
-          throw new LakeConfigException("Unknown key '" + f.key(k)
-              + "': a field has only name, type and blank-as-null");
+          throw new LakeConfigException(
+              "Unknown key '" + f.key(k) + "': a field has only name, type and blank-as-null");
         }
       }
       String name = identifier(f, "name", f.string("name"));
       if (RESERVED.contains(name)) {
-        throw LakeConfigException.invalid(f.key("name"), name,
-            "is a column latelake writes itself; reserved names are " + RESERVED.stream().sorted().toList());
+        throw LakeConfigException.invalid(
+            f.key("name"),
+            name,
+            "is a column latelake writes itself; reserved names are "
+                + RESERVED.stream().sorted().toList());
       }
       if (!seen.add(name)) {
         throw LakeConfigException.invalid(f.key("name"), name, "is declared twice");
       }
       String typeName = f.string("type");
-      FieldType type = FieldType.parse(typeName).orElseThrow(() ->
-          LakeConfigException.invalid(f.key("type"), typeName,
-              "expected one of string, long, double, boolean, timestamp"));
+      FieldType type =
+          FieldType.parse(typeName)
+              .orElseThrow(
+                  () ->
+                      LakeConfigException.invalid(
+                          f.key("type"),
+                          typeName,
+                          "expected one of string, long, double, boolean, timestamp"));
       fields.add(new FieldSpec(name, type, blankAsNull(f, list.get(i))));
     }
     String idTypeName = s.string("id-type");
-    FieldType idType = FieldType.parse(idTypeName)
-        .filter(t -> t == FieldType.STRING || t == FieldType.LONG)
-        .orElseThrow(() -> LakeConfigException.invalid(s.key("id-type"), idTypeName,
-            "expected string (JSON strings only) or long (JSON whole numbers only)"));
-    return new EventSchema(s.string("source-name"), idField, idType, timeField, format,
-        List.copyOf(fields), minEventTime(s), s.duration("future-skew-tolerance"));
+    FieldType idType =
+        FieldType.parse(idTypeName)
+            .filter(t -> t == FieldType.STRING || t == FieldType.LONG)
+            .orElseThrow(
+                () ->
+                    LakeConfigException.invalid(
+                        s.key("id-type"),
+                        idTypeName,
+                        "expected string (JSON strings only) or long (JSON whole numbers only)"));
+    return new EventSchema(
+        s.string("source-name"),
+        idField,
+        idType,
+        timeField,
+        format,
+        List.copyOf(fields),
+        minEventTime(s),
+        s.duration("future-skew-tolerance"));
   }
 
   private static boolean blankAsNull(Settings f, Config field) {
@@ -108,8 +150,10 @@ public record EventSchema(
     try {
       return field.getBoolean("blank-as-null");
     } catch (ConfigException.WrongType e) {
-      throw LakeConfigException.invalid(f.key("blank-as-null"),
-          field.getValue("blank-as-null").unwrapped(), "expected true or false");
+      throw LakeConfigException.invalid(
+          f.key("blank-as-null"),
+          field.getValue("blank-as-null").unwrapped(),
+          "expected true or false");
     }
   }
 
@@ -119,13 +163,17 @@ public record EventSchema(
     try {
       t = Instant.parse(v);
     } catch (DateTimeParseException e) {
-      throw LakeConfigException.invalid(s.key("min-event-time"), v,
+      throw LakeConfigException.invalid(
+          s.key("min-event-time"),
+          v,
           "expected an ISO-8601 UTC instant such as 2000-01-01T00:00:00Z");
     }
     if (!t.isAfter(Instant.EPOCH)) {
       // Spark's event-time watermark starts at the epoch: an event at or before it would be
       // dropped by silver's first micro-batch without passing through any count.
-      throw LakeConfigException.invalid(s.key("min-event-time"), v,
+      throw LakeConfigException.invalid(
+          s.key("min-event-time"),
+          v,
           "must be after 1970-01-01T00:00:00Z, where Spark's event-time watermark starts");
     }
     return t;
@@ -133,18 +181,22 @@ public record EventSchema(
 
   private static String identifier(Settings s, String key, String value) {
     if (!IDENTIFIER.matcher(value).matches()) {
-      throw LakeConfigException.invalid(s.key(key), value,
-          "must be a plain identifier (letters, digits, underscore)");
+      throw LakeConfigException.invalid(
+          s.key(key), value, "must be a plain identifier (letters, digits, underscore)");
     }
     return value;
   }
 
-  /** @return names of the parsed extra fields, in configured order */
+  /**
+   * @return names of the parsed extra fields, in configured order
+   */
   public List<String> fieldNames() {
     return fields.stream().map(FieldSpec::name).toList();
   }
 
-  /** @return the declared type of a field, if the field is configured */
+  /**
+   * @return the declared type of a field, if the field is configured
+   */
   public java.util.Optional<FieldType> typeOf(String name) {
     return fields.stream().filter(f -> f.name().equals(name)).map(FieldSpec::type).findFirst();
   }

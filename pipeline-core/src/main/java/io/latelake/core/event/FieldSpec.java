@@ -10,8 +10,7 @@ import java.io.Serializable;
  * @param blankAsNull whether a blank JSON string (empty or whitespace only) reads as null; when
  *     false, a blank stays the string it is in a string field and is INVALID_FIELD in any other
  */
-public record FieldSpec(String name, FieldType type, boolean blankAsNull)
-    implements Serializable {
+public record FieldSpec(String name, FieldType type, boolean blankAsNull) implements Serializable {
   /** A field that keeps blank strings as they are. */
   public FieldSpec(String name, FieldType type) {
     this(name, type, false);

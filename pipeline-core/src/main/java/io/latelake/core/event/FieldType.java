@@ -24,11 +24,11 @@ public enum FieldType {
     return sparkType;
   }
 
-  /** @return the type named {@code name} (case-insensitive), if any */
+  /**
+   * @return the type named {@code name} (case-insensitive), if any
+   */
   public static Optional<FieldType> parse(String name) {
-    return Arrays.stream(values())
-        .filter(t -> t.name().equalsIgnoreCase(name.trim()))
-        .findFirst();
+    return Arrays.stream(values()).filter(t -> t.name().equalsIgnoreCase(name.trim())).findFirst();
   }
 
   public String configName() {

@@ -4,19 +4,19 @@ import java.util.Arrays;
 import java.util.Optional;
 
 /**
- * How an event time is written in the payload. All results are UTC timestamps; a value that
- * cannot be read is INVALID_EVENT_TIME (never an exception, never a wrong year). Reading is done
- * by {@link EventParser}.
+ * How an event time is written in the payload. All results are UTC timestamps; a value that cannot
+ * be read is INVALID_EVENT_TIME (never an exception, never a wrong year). Reading is done by {@link
+ * EventParser}.
  *
  * <ul>
- *   <li>{@code iso-8601}: text such as {@code 2024-05-14T12:00:00Z} or with an offset (what
- *       Spark's {@code CAST(text AS TIMESTAMP)} accepts, read in UTC).</li>
+ *   <li>{@code iso-8601}: text such as {@code 2024-05-14T12:00:00Z} or with an offset (what Spark's
+ *       {@code CAST(text AS TIMESTAMP)} accepts, read in UTC).
  *   <li>{@code epoch-seconds}: a number of seconds since 1970-01-01T00:00:00Z (fractions kept to
- *       the microsecond), a JSON number or a string holding one, exponent form included
- *       ({@code 1.796011199228E9}); accepted below 1e11 in absolute value.</li>
- *   <li>{@code epoch-millis}: a whole number of milliseconds; accepted below 1e14.</li>
- *   <li>{@code auto}: ISO-8601 text, or a number: milliseconds when its absolute value is at
- *       least 1e11 (so 1715680860000 is 2024-05-14T10:01:00Z, not year 56337), else seconds.</li>
+ *       the microsecond), a JSON number or a string holding one, exponent form included ({@code
+ *       1.796011199228E9}); accepted below 1e11 in absolute value.
+ *   <li>{@code epoch-millis}: a whole number of milliseconds; accepted below 1e14.
+ *   <li>{@code auto}: ISO-8601 text, or a number: milliseconds when its absolute value is at least
+ *       1e11 (so 1715680860000 is 2024-05-14T10:01:00Z, not year 56337), else seconds.
  * </ul>
  */
 public enum TimeFormat {
@@ -36,6 +36,8 @@ public enum TimeFormat {
   }
 
   public static Optional<TimeFormat> parse(String name) {
-    return Arrays.stream(values()).filter(f -> f.configName.equalsIgnoreCase(name.trim())).findFirst();
+    return Arrays.stream(values())
+        .filter(f -> f.configName.equalsIgnoreCase(name.trim()))
+        .findFirst();
   }
 }

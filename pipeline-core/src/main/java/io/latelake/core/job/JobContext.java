@@ -8,9 +8,9 @@ import java.util.UUID;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * What every job run shares, built once per run by {@link io.latelake.core.cli.JobCommand}
- * after the config was validated: the live session, the lake's table paths, the clock and the
- * run's start.
+ * What every job run shares, built once per run by {@link io.latelake.core.cli.JobCommand} after
+ * the config was validated: the live session, the lake's table paths, the clock and the run's
+ * start.
  *
  * @param spark the live session
  * @param tables the lake's table paths and checkpoints ({@code lake.root})
@@ -18,12 +18,15 @@ import org.apache.spark.sql.SparkSession;
  * @param startedAt when the run started, truncated to microseconds (Delta's timestamp precision)
  * @param runSuffix 8 random hex digits that make this run's ids unique
  */
-public record JobContext(SparkSession spark, TableRegistry tables, Clock clock,
-    Instant startedAt, String runSuffix) {
+public record JobContext(
+    SparkSession spark, TableRegistry tables, Clock clock, Instant startedAt, String runSuffix) {
 
   /** A context for a run starting now on {@code clock}. */
   public static JobContext start(SparkSession spark, TableRegistry tables, Clock clock) {
-    return new JobContext(spark, tables, clock,
+    return new JobContext(
+        spark,
+        tables,
+        clock,
         clock.instant().truncatedTo(ChronoUnit.MICROS),
         UUID.randomUUID().toString().substring(0, 8));
   }
@@ -35,11 +38,14 @@ public record JobContext(SparkSession spark, TableRegistry tables, Clock clock,
 
   /**
    * @param action the action's name, e.g. {@code correct}
-   * @return {@code <action>-<start, seconds, no colons>-<suffix>}, e.g.
-   *     {@code correct-2026-11-30T101500Z-1a2b3c4d}; stable for this run
+   * @return {@code <action>-<start, seconds, no colons>-<suffix>}, e.g. {@code
+   *     correct-2026-11-30T101500Z-1a2b3c4d}; stable for this run
    */
   public String runId(String action) {
-    return action + "-" + startedAt.truncatedTo(ChronoUnit.SECONDS).toString().replace(":", "")
-        + "-" + runSuffix;
+    return action
+        + "-"
+        + startedAt.truncatedTo(ChronoUnit.SECONDS).toString().replace(":", "")
+        + "-"
+        + runSuffix;
   }
 }

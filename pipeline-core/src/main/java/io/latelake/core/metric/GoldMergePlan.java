@@ -20,18 +20,18 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.DataTypes;
 
 /**
- * The one MERGE plan of a metric's gold tables, used by every writer of them: the gold stream
- * (each micro-batch into {@code gold.<metric>}), the restatement of corrections (into
- * {@code gold.<metric>}) and the weekly cascade (into {@code gold.weekly_<metric>}).
+ * The one MERGE plan of a metric's gold tables, used by every writer of them: the gold stream (each
+ * micro-batch into {@code gold.<metric>}), the restatement of corrections (into {@code
+ * gold.<metric>}) and the weekly cascade (into {@code gold.weekly_<metric>}).
  *
- * <p>Target alias {@code t}, source alias {@code s}. The key is the window column
- * ({@code window_start}, or {@code week_start} for the weekly table) and every group-by column,
- * compared null-safe ({@code <=>}): a NULL group-by value is a key like any other, so it matches
- * its row instead of inserting a second one. A matched row is updated only when a value column
- * differs (null-safe), so writing the same values twice changes nothing. When the source has an
- * {@value #ACTION} column, {@code DELETE} rows delete their match and only {@code UPSERT} rows
- * update or insert. Optionally the condition also bounds the target's window column by the
- * source's smallest and largest window, so Delta skips the files of other windows.
+ * <p>Target alias {@code t}, source alias {@code s}. The key is the window column ({@code
+ * window_start}, or {@code week_start} for the weekly table) and every group-by column, compared
+ * null-safe ({@code <=>}): a NULL group-by value is a key like any other, so it matches its row
+ * instead of inserting a second one. A matched row is updated only when a value column differs
+ * (null-safe), so writing the same values twice changes nothing. When the source has an {@value
+ * #ACTION} column, {@code DELETE} rows delete their match and only {@code UPSERT} rows update or
+ * insert. Optionally the condition also bounds the target's window column by the source's smallest
+ * and largest window, so Delta skips the files of other windows.
  *
  * <p>Column names come from a validated {@link MetricSpec} (lower-case identifiers) and are
  * back-quoted.
@@ -45,8 +45,8 @@ public final class GoldMergePlan {
   private final List<String> carried;
   private final List<String> values;
 
-  private GoldMergePlan(String window, List<String> groupBy, List<String> carried,
-      List<String> values) {
+  private GoldMergePlan(
+      String window, List<String> groupBy, List<String> carried, List<String> values) {
     this.window = window;
     this.groupBy = List.copyOf(groupBy);
     this.carried = List.copyOf(carried);
@@ -58,8 +58,8 @@ public final class GoldMergePlan {
    * group-by columns, {@code window_end} copied along, the measures compared and written.
    */
   public static GoldMergePlan of(MetricSpec metric) {
-    return new GoldMergePlan("window_start", metric.groupBy(), List.of("window_end"),
-        metric.measureNames());
+    return new GoldMergePlan(
+        "window_start", metric.groupBy(), List.of("window_end"), metric.measureNames());
   }
 
   /**
@@ -70,8 +70,8 @@ public final class GoldMergePlan {
   public static GoldMergePlan weekly(MetricSpec metric) {
     List<String> values = new ArrayList<>(metric.measureNames());
     values.add("days");
-    return new GoldMergePlan("week_start", metric.groupBy(), List.of("iso_year", "iso_week"),
-        values);
+    return new GoldMergePlan(
+        "week_start", metric.groupBy(), List.of("iso_year", "iso_week"), values);
   }
 
   /**
@@ -82,22 +82,26 @@ public final class GoldMergePlan {
    */
   public record Stamps(Map<String, Column> onUpdate, Map<String, Column> onInsert) {
     /**
-     * The gold stream: {@code updated_at} = the MERGE's time; a new row has
-     * {@code corrected_at} null.
+     * The gold stream: {@code updated_at} = the MERGE's time; a new row has {@code corrected_at}
+     * null.
      */
     public static Stamps stream() {
-      return new Stamps(Map.of("updated_at", current_timestamp()),
-          Map.of("updated_at", current_timestamp(),
-              "corrected_at", lit(null).cast(DataTypes.TimestampType)));
+      return new Stamps(
+          Map.of("updated_at", current_timestamp()),
+          Map.of(
+              "updated_at",
+              current_timestamp(),
+              "corrected_at",
+              lit(null).cast(DataTypes.TimestampType)));
     }
 
     /**
-     * A restatement: a changed row gets {@code corrected_at} = {@code at} ({@code updated_at}
-     * stays the stream's); a new row gets both.
+     * A restatement: a changed row gets {@code corrected_at} = {@code at} ({@code updated_at} stays
+     * the stream's); a new row gets both.
      */
     public static Stamps correction(Timestamp at) {
-      return new Stamps(Map.of("corrected_at", lit(at)),
-          Map.of("updated_at", lit(at), "corrected_at", lit(at)));
+      return new Stamps(
+          Map.of("corrected_at", lit(at)), Map.of("updated_at", lit(at), "corrected_at", lit(at)));
     }
 
     /** A rollup (weekly cascade): {@code updated_at} = {@code at} on every write. */
@@ -106,7 +110,9 @@ public final class GoldMergePlan {
     }
   }
 
-  /** @return {@code t.window = s.window AND t.`g` <=> s.`g` ...} */
+  /**
+   * @return {@code t.window = s.window AND t.`g` <=> s.`g` ...}
+   */
   public Column keyCondition() {
     Column on = col("t." + window).equalTo(col("s." + window));
     for (String g : groupBy) {
@@ -116,10 +122,10 @@ public final class GoldMergePlan {
   }
 
   /**
-   * The key condition, with {@code pruneWindows} also bounding {@code t.<window>} by the
-   * smallest and largest window of {@code source} (one Spark job over the source; none when it
-   * is empty). Equivalent to the key condition for every source row; it lets Delta skip the
-   * target files of other windows.
+   * The key condition, with {@code pruneWindows} also bounding {@code t.<window>} by the smallest
+   * and largest window of {@code source} (one Spark job over the source; none when it is empty).
+   * Equivalent to the key condition for every source row; it lets Delta skip the target files of
+   * other windows.
    */
   public Column condition(Dataset<Row> source, boolean pruneWindows) {
     Column on = keyCondition();
@@ -130,11 +136,15 @@ public final class GoldMergePlan {
     if (range.isNullAt(0)) {
       return on;
     }
-    return col("t." + window).geq(lit(range.get(0)))
-        .and(col("t." + window).leq(lit(range.get(1)))).and(on);
+    return col("t." + window)
+        .geq(lit(range.get(0)))
+        .and(col("t." + window).leq(lit(range.get(1))))
+        .and(on);
   }
 
-  /** @return true when a value column differs between target and source (null-safe) */
+  /**
+   * @return true when a value column differs between target and source (null-safe)
+   */
   public Column changed() {
     Column same = lit(true);
     for (String v : values) {
@@ -143,7 +153,9 @@ public final class GoldMergePlan {
     return same.unary_$bang();
   }
 
-  /** @return what an update sets: the copied-along columns, the values, then {@code stamps} */
+  /**
+   * @return what an update sets: the copied-along columns, the values, then {@code stamps}
+   */
   public Map<String, Column> update(Map<String, Column> stamps) {
     Map<String, Column> set = new LinkedHashMap<>();
     for (String c : carried) {
@@ -156,7 +168,9 @@ public final class GoldMergePlan {
     return set;
   }
 
-  /** @return what an insert sets: the key columns, then as {@link #update} */
+  /**
+   * @return what an insert sets: the key columns, then as {@link #update}
+   */
   public Map<String, Column> insert(Map<String, Column> stamps) {
     Map<String, Column> set = new LinkedHashMap<>();
     set.put("`" + window + "`", col("s.`" + window + "`"));
@@ -168,25 +182,32 @@ public final class GoldMergePlan {
   }
 
   /**
-   * MERGEs {@code source} into the Delta table at {@code path}: a matched row whose values
-   * changed is updated, an unmatched row inserted; with an {@value #ACTION} column, {@code DELETE}
-   * rows delete their match and only {@code UPSERT} rows update or insert. One commit; the caller
+   * MERGEs {@code source} into the Delta table at {@code path}: a matched row whose values changed
+   * is updated, an unmatched row inserted; with an {@value #ACTION} column, {@code DELETE} rows
+   * delete their match and only {@code UPSERT} rows update or insert. One commit; the caller
    * retries it on a conflict.
    *
    * @param source rows with the table's key, copied-along and value columns
    * @param condition {@link #keyCondition()} or {@link #condition}
    */
   public void execute(Dataset<Row> source, String path, Column condition, Stamps stamps) {
-    DeltaMergeBuilder m = DeltaTable.forPath(source.sparkSession(), path).as("t")
-        .merge(source.as("s"), condition);
+    DeltaMergeBuilder m =
+        DeltaTable.forPath(source.sparkSession(), path).as("t").merge(source.as("s"), condition);
     if (Arrays.asList(source.columns()).contains(ACTION)) {
       Column upsert = col("s." + ACTION).equalTo("UPSERT");
-      m = m.whenMatched(col("s." + ACTION).equalTo("DELETE")).delete()
-          .whenMatched(upsert.and(changed())).update(update(stamps.onUpdate()))
-          .whenNotMatched(upsert).insert(insert(stamps.onInsert()));
+      m =
+          m.whenMatched(col("s." + ACTION).equalTo("DELETE"))
+              .delete()
+              .whenMatched(upsert.and(changed()))
+              .update(update(stamps.onUpdate()))
+              .whenNotMatched(upsert)
+              .insert(insert(stamps.onInsert()));
     } else {
-      m = m.whenMatched(changed()).update(update(stamps.onUpdate()))
-          .whenNotMatched().insert(insert(stamps.onInsert()));
+      m =
+          m.whenMatched(changed())
+              .update(update(stamps.onUpdate()))
+              .whenNotMatched()
+              .insert(insert(stamps.onInsert()));
     }
     m.execute();
   }

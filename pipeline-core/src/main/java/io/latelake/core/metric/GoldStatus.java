@@ -18,18 +18,16 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * Where a gold row stands for its readers — the one rule, used by the catalog's
- * {@code <metric>_status} views (their SQL is {@link #sql}) and by Java readers
- * ({@link #withStatus}):
+ * Where a gold row stands for its readers — the one rule, used by the catalog's {@code
+ * <metric>_status} views (their SQL is {@link #sql}) and by Java readers ({@link #withStatus}):
  *
  * <ul>
- *   <li>{@code restated} once a correction changed the row ({@code corrected_at} not null);</li>
- *   <li>else {@code settled} once {@code window_end} + the correction horizon
- *       ({@code lake.correction.horizon}, at least the watermark delay) is at or before the last
- *       watermark the metric's gold stream reported (the largest {@code watermark} of query
- *       {@code gold_<metric>} in {@code monitoring.stream_progress}; watermarks never move
- *       back);</li>
- *   <li>else {@code provisional}, also when the stream has reported no watermark yet.</li>
+ *   <li>{@code restated} once a correction changed the row ({@code corrected_at} not null);
+ *   <li>else {@code settled} once {@code window_end} + the correction horizon ({@code
+ *       lake.correction.horizon}, at least the watermark delay) is at or before the last watermark
+ *       the metric's gold stream reported (the largest {@code watermark} of query {@code
+ *       gold_<metric>} in {@code monitoring.stream_progress}; watermarks never move back);
+ *   <li>else {@code provisional}, also when the stream has reported no watermark yet.
  * </ul>
  *
  * <p>Event time, not wall-clock time: a replayed old dataset shows the windows its stream has not
@@ -46,21 +44,34 @@ public final class GoldStatus {
   /**
    * The rule as SQL.
    *
-   * @param correctedAt SQL expression of {@code corrected_at} (e.g. {@code g.corrected_at};
-   *     {@code NULL} for a table without the column)
+   * @param correctedAt SQL expression of {@code corrected_at} (e.g. {@code g.corrected_at}; {@code
+   *     NULL} for a table without the column)
    * @param windowEnd SQL expression of {@code window_end} (timestamp, UTC)
-   * @param lastWatermark SQL expression of the gold stream's last watermark (timestamp, UTC;
-   *     null when none was reported)
+   * @param lastWatermark SQL expression of the gold stream's last watermark (timestamp, UTC; null
+   *     when none was reported)
    * @param horizon {@code lake.correction.horizon}
-   * @return a {@code CASE} expression giving {@code restated}, {@code settled} or
-   *     {@code provisional}
+   * @return a {@code CASE} expression giving {@code restated}, {@code settled} or {@code
+   *     provisional}
    */
-  public static String sql(String correctedAt, String windowEnd, String lastWatermark,
-      Duration horizon) {
+  public static String sql(
+      String correctedAt, String windowEnd, String lastWatermark, Duration horizon) {
     long micros = horizon.toNanos() / 1000;
-    return "CASE WHEN " + correctedAt + " IS NOT NULL THEN '" + RESTATED + "' WHEN "
-        + "timestampadd(MICROSECOND, " + micros + ", " + windowEnd + ") <= " + lastWatermark
-        + " THEN '" + SETTLED + "' ELSE '" + PROVISIONAL + "' END";
+    return "CASE WHEN "
+        + correctedAt
+        + " IS NOT NULL THEN '"
+        + RESTATED
+        + "' WHEN "
+        + "timestampadd(MICROSECOND, "
+        + micros
+        + ", "
+        + windowEnd
+        + ") <= "
+        + lastWatermark
+        + " THEN '"
+        + SETTLED
+        + "' ELSE '"
+        + PROVISIONAL
+        + "' END";
   }
 
   /**
@@ -69,13 +80,18 @@ public final class GoldStatus {
    * @param lastWatermark the gold stream's last watermark (empty: none reported yet)
    * @return the gold rows with a {@code status} string column
    */
-  public static Dataset<Row> withStatus(Dataset<Row> gold, Optional<Instant> lastWatermark,
-      Duration horizon) {
-    Column wm = lastWatermark.map(w -> lit(Timestamp.from(w)))
-        .orElse(lit(null).cast("timestamp"));
+  public static Dataset<Row> withStatus(
+      Dataset<Row> gold, Optional<Instant> lastWatermark, Duration horizon) {
+    Column wm = lastWatermark.map(w -> lit(Timestamp.from(w))).orElse(lit(null).cast("timestamp"));
     return gold.withColumn("_latelake_last_watermark", wm)
-        .withColumn("status", expr(sql(List.of(gold.columns()).contains("corrected_at")
-            ? "corrected_at" : "NULL", "window_end", "_latelake_last_watermark", horizon)))
+        .withColumn(
+            "status",
+            expr(
+                sql(
+                    List.of(gold.columns()).contains("corrected_at") ? "corrected_at" : "NULL",
+                    "window_end",
+                    "_latelake_last_watermark",
+                    horizon)))
         .drop("_latelake_last_watermark");
   }
 
@@ -84,27 +100,33 @@ public final class GoldStatus {
    *
    * @return the gold rows with a {@code status} string column
    */
-  public static Dataset<Row> withStatus(SparkSession spark, TableRegistry tables,
-      MetricSpec metric, Duration horizon) {
-    return withStatus(spark.read().format("delta").load(tables.gold(metric.name())),
-        lastWatermark(spark, tables, metric, Optional.empty()), horizon);
+  public static Dataset<Row> withStatus(
+      SparkSession spark, TableRegistry tables, MetricSpec metric, Duration horizon) {
+    return withStatus(
+        spark.read().format("delta").load(tables.gold(metric.name())),
+        lastWatermark(spark, tables, metric, Optional.empty()),
+        horizon);
   }
 
   /**
-   * The last watermark the gold stream of {@code metric} reported: the largest {@code watermark}
-   * of query {@code gold_<metric>} in {@code monitoring.stream_progress}.
+   * The last watermark the gold stream of {@code metric} reported: the largest {@code watermark} of
+   * query {@code gold_<metric>} in {@code monitoring.stream_progress}.
    *
    * @param asOf only micro-batches that started ({@code batch_timestamp}) at or before it; empty:
    *     all
    * @return the watermark (UTC), empty when the stream has reported none
    */
-  public static Optional<Instant> lastWatermark(SparkSession spark, TableRegistry tables,
-      MetricSpec metric, Optional<Instant> asOf) {
+  public static Optional<Instant> lastWatermark(
+      SparkSession spark, TableRegistry tables, MetricSpec metric, Optional<Instant> asOf) {
     if (!DeltaTables.exists(spark, tables.streamProgress())) {
       return Optional.empty();
     }
-    Dataset<Row> progress = spark.read().format("delta").load(tables.streamProgress())
-        .filter(col("query_name").equalTo(metric.queryName()));
+    Dataset<Row> progress =
+        spark
+            .read()
+            .format("delta")
+            .load(tables.streamProgress())
+            .filter(col("query_name").equalTo(metric.queryName()));
     if (asOf.isPresent()) {
       progress = progress.filter(col("batch_timestamp").leq(lit(Timestamp.from(asOf.get()))));
     }

@@ -5,17 +5,20 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * What the correction path does with a metric's late data ({@code lake.gold.metrics.<m>.late-policy}).
+ * What the correction path does with a metric's late data ({@code
+ * lake.gold.metrics.<m>.late-policy}).
  *
  * <ul>
- *   <li>{@code restate} (default): corrections are applied to gold.</li>
- *   <li>{@code reconcile}: corrections are staged for approval; published values stay until
- *       they are applied.</li>
- *   <li>{@code ignore}: nothing is applied; the drift is measured and reported.</li>
+ *   <li>{@code restate} (default): corrections are applied to gold.
+ *   <li>{@code reconcile}: corrections are staged for approval; published values stay until they
+ *       are applied.
+ *   <li>{@code ignore}: nothing is applied; the drift is measured and reported.
  * </ul>
  */
 public enum LatePolicy {
-  RESTATE, RECONCILE, IGNORE;
+  RESTATE,
+  RECONCILE,
+  IGNORE;
 
   public static Optional<LatePolicy> parse(String name) {
     return Arrays.stream(values()).filter(p -> p.name().equalsIgnoreCase(name.trim())).findFirst();

@@ -11,5 +11,10 @@ import java.util.Optional;
  */
 public record Measure(String name, Function function, Optional<String> column) {
   /** Aggregate functions a measure can use. */
-  public enum Function { COUNT, SUM, MIN, MAX }
+  public enum Function {
+    COUNT,
+    SUM,
+    MIN,
+    MAX
+  }
 }

@@ -15,7 +15,9 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
-/** Pure functions from events (silver rows, or deduplicated bronze rows) to windowed metric rows. */
+/**
+ * Pure functions from events (silver rows, or deduplicated bronze rows) to windowed metric rows.
+ */
 public final class MetricAggregation {
   private MetricAggregation() {}
 
@@ -29,8 +31,10 @@ public final class MetricAggregation {
    * column; min/max: the column's type).
    */
   public static Dataset<Row> aggregate(Dataset<Row> silver, MetricSpec metric, Duration delay) {
-    Dataset<Row> in = delay == null ? silver
-        : silver.withWatermark("event_time", delay.toMillis() + " milliseconds");
+    Dataset<Row> in =
+        delay == null
+            ? silver
+            : silver.withWatermark("event_time", delay.toMillis() + " milliseconds");
     List<Column> keys = new ArrayList<>();
     keys.add(window(col("event_time"), metric.window().toMillis() + " milliseconds").as("window"));
     for (String g : metric.groupBy()) {
@@ -39,12 +43,13 @@ public final class MetricAggregation {
     List<Column> aggs = new ArrayList<>();
     for (Measure m : metric.measures()) {
       Column c = m.column().map(n -> col(n)).orElse(lit(1));
-      Column agg = switch (m.function()) {
-        case COUNT -> count(lit(1));
-        case SUM -> sum(c);
-        case MIN -> min(c);
-        case MAX -> max(c);
-      };
+      Column agg =
+          switch (m.function()) {
+            case COUNT -> count(lit(1));
+            case SUM -> sum(c);
+            case MIN -> min(c);
+            case MAX -> max(c);
+          };
       aggs.add(agg.as(m.name()));
     }
     List<Column> out = new ArrayList<>();

@@ -7,17 +7,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The part of a {@link MetricSpec} that a gold table and its streaming checkpoint are built
- * with: the window, the group-by columns and the measures, in order. Changing any of them changes
- * the table's columns or the aggregation state Spark keeps in the checkpoint, so a stream may not
+ * The part of a {@link MetricSpec} that a gold table and its streaming checkpoint are built with:
+ * the window, the group-by columns and the measures, in order. Changing any of them changes the
+ * table's columns or the aggregation state Spark keeps in the checkpoint, so a stream may not
  * continue on them (see {@link MetricDefinitionGuard}). The late policy is not part of it (it
- * changes neither), and the watermark delay is recorded apart
- * ({@link io.latelake.core.streaming.WatermarkDelays}): Spark
- * accepts a new delay on an old checkpoint, it only keeps the old watermark until event
- * time passes it.
+ * changes neither), and the watermark delay is recorded apart ({@link
+ * io.latelake.core.streaming.WatermarkDelays}): Spark accepts a new delay on an old checkpoint, it
+ * only keeps the old watermark until event time passes it.
  *
- * <p>Canonical form (stored in the table property {@value #PROPERTY}):
- * {@code window=PT5M; group-by=[page]; measures=[views=count, total=sum(duration_s)]}.
+ * <p>Canonical form (stored in the table property {@value #PROPERTY}): {@code window=PT5M;
+ * group-by=[page]; measures=[views=count, total=sum(duration_s)]}.
  *
  * @param window the window duration
  * @param groupBy the group-by columns, in order
@@ -27,26 +26,33 @@ public record MetricDefinition(Duration window, List<String> groupBy, List<Strin
   /** Gold table property holding {@link #canonical()}. */
   public static final String PROPERTY = "latelake.metric.definition";
 
-  private static final Pattern FORM = Pattern.compile(
-      "window=(\\S+); group-by=\\[(.*)]; measures=\\[(.*)]");
+  private static final Pattern FORM =
+      Pattern.compile("window=(\\S+); group-by=\\[(.*)]; measures=\\[(.*)]");
 
-  /** @return the definition of {@code metric} */
+  /**
+   * @return the definition of {@code metric}
+   */
   public static MetricDefinition of(MetricSpec metric) {
     List<String> measures = new ArrayList<>();
     for (Measure m : metric.measures()) {
       String fn = m.function().name().toLowerCase(java.util.Locale.ROOT);
       measures.add(m.name() + "=" + fn + m.column().map(c -> "(" + c + ")").orElse(""));
     }
-    return new MetricDefinition(metric.window(), List.copyOf(metric.groupBy()),
-        List.copyOf(measures));
+    return new MetricDefinition(
+        metric.window(), List.copyOf(metric.groupBy()), List.copyOf(measures));
   }
 
   /**
    * @return the canonical form, e.g. {@code window=PT5M; group-by=[page]; measures=[views=count]}
    */
   public String canonical() {
-    return "window=" + window + "; group-by=[" + String.join(", ", groupBy) + "]; measures=["
-        + String.join(", ", measures) + "]";
+    return "window="
+        + window
+        + "; group-by=["
+        + String.join(", ", groupBy)
+        + "]; measures=["
+        + String.join(", ", measures)
+        + "]";
   }
 
   /**
@@ -59,8 +65,8 @@ public record MetricDefinition(Duration window, List<String> groupBy, List<Strin
       return java.util.Optional.empty();
     }
     try {
-      return java.util.Optional.of(new MetricDefinition(Duration.parse(m.group(1)),
-          split(m.group(2)), split(m.group(3))));
+      return java.util.Optional.of(
+          new MetricDefinition(Duration.parse(m.group(1)), split(m.group(2)), split(m.group(3))));
     } catch (java.time.format.DateTimeParseException e) {
       return java.util.Optional.empty();
     }
@@ -70,7 +76,9 @@ public record MetricDefinition(Duration window, List<String> groupBy, List<Strin
     return list.isBlank() ? List.of() : List.of(list.split(", "));
   }
 
-  /** @return the measure's name in a {@code name=function(column)} entry */
+  /**
+   * @return the measure's name in a {@code name=function(column)} entry
+   */
   public static String measureName(String measure) {
     return measure.substring(0, measure.indexOf('='));
   }
@@ -113,15 +121,17 @@ public record MetricDefinition(Duration window, List<String> groupBy, List<Strin
   }
 
   /**
-   * @return the measures of this definition that {@code built} has too, with the same function
-   *     and column (their values are comparable across the two); empty unless the window and the
+   * @return the measures of this definition that {@code built} has too, with the same function and
+   *     column (their values are comparable across the two); empty unless the window and the
    *     group-by are the same
    */
   public List<String> comparableMeasures(MetricDefinition built) {
     if (!window.equals(built.window) || !groupBy.equals(built.groupBy)) {
       return List.of();
     }
-    return measures.stream().filter(built.measures::contains).map(MetricDefinition::measureName)
+    return measures.stream()
+        .filter(built.measures::contains)
+        .map(MetricDefinition::measureName)
         .toList();
   }
 }

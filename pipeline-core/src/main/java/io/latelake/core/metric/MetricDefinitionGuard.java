@@ -10,16 +10,16 @@ import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * At the gold stream's start, before any query starts: compares a metric's configured
- * definition ({@link MetricDefinition}) with the one its {@code gold.<metric>} table and
- * checkpoint were built with (table property {@value MetricDefinition#PROPERTY}).
+ * At the gold stream's start, before any query starts: compares a metric's configured definition
+ * ({@link MetricDefinition}) with the one its {@code gold.<metric>} table and checkpoint were built
+ * with (table property {@value MetricDefinition#PROPERTY}).
  *
  * <p>Without this check, a measure added to a running metric lets the stream start on the old
  * checkpoint and fail at the next micro-batch with data ({@code
  * STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE}). Now: equal → go on; different → refuse with exit 2
- * naming the changes and the remedy ({@code latelake backfill --metric NAME}); no property (a
- * new table, or one built before the property existed) → record the configured definition.
- * Then the watermark delay is checked the same way, as a warning ({@link WatermarkDelays}).
+ * naming the changes and the remedy ({@code latelake backfill --metric NAME}); no property (a new
+ * table, or one built before the property existed) → record the configured definition. Then the
+ * watermark delay is checked the same way, as a warning ({@link WatermarkDelays}).
  */
 public final class MetricDefinitionGuard {
   /** Config key of the gold streams' watermark delay. */
@@ -33,14 +33,17 @@ public final class MetricDefinitionGuard {
    * @param watermarkDelay the configured {@code lake.gold.watermark-delay}
    * @throws LakeConfigException (exit 2) when the recorded definition differs
    */
-  public static void check(SparkSession spark, String goldPath, MetricSpec metric,
-      Duration watermarkDelay) {
+  public static void check(
+      SparkSession spark, String goldPath, MetricSpec metric, Duration watermarkDelay) {
     MetricDefinition configured = MetricDefinition.of(metric);
     Optional<String> recorded = TableProperties.get(spark, goldPath, MetricDefinition.PROPERTY);
     if (recorded.isEmpty()) {
       List<String> columns = List.of(spark.read().format("delta").load(goldPath).columns());
       if (!columns.equals(columns(metric))) {
-        throw refusal(metric, goldPath, "table columns " + columns + " -> " + columns(metric),
+        throw refusal(
+            metric,
+            goldPath,
+            "table columns " + columns + " -> " + columns(metric),
             "restore the old definition");
       }
       record(spark, goldPath, metric);
@@ -52,7 +55,9 @@ public final class MetricDefinitionGuard {
 
   /** Records {@code metric}'s definition as the one {@code gold.<metric>} is built with. */
   public static void record(SparkSession spark, String goldPath, MetricSpec metric) {
-    TableProperties.set(spark, goldPath,
+    TableProperties.set(
+        spark,
+        goldPath,
         Map.of(MetricDefinition.PROPERTY, MetricDefinition.of(metric).canonical()));
   }
 
@@ -68,24 +73,45 @@ public final class MetricDefinitionGuard {
     return c;
   }
 
-  /** @return the exit-2 refusal: what changed, and the remedy */
+  /**
+   * @return the exit-2 refusal: what changed, and the remedy
+   */
   static LakeConfigException refusal(MetricSpec metric, String goldPath, String recorded) {
     MetricDefinition configured = MetricDefinition.of(metric);
-    String changes = String.join("; ", MetricDefinition.parse(recorded)
-        .map(configured::changesFrom)
-        .orElse(List.of("recorded definition '" + recorded + "' is not readable")));
+    String changes =
+        String.join(
+            "; ",
+            MetricDefinition.parse(recorded)
+                .map(configured::changesFrom)
+                .orElse(List.of("recorded definition '" + recorded + "' is not readable")));
     return refusal(metric, goldPath, changes, "restore the old definition: " + recorded);
   }
 
-  private static LakeConfigException refusal(MetricSpec metric, String goldPath, String changes,
-      String restore) {
-    return new LakeConfigException("Cannot start gold stream " + metric.queryName()
-        + ": metric " + metric.name() + " (lake.gold.metrics." + metric.name() + ") differs from "
-        + "the definition gold." + metric.name() + " and its checkpoint were built with ("
-        + changes + "). The stream cannot continue on them (its state holds "
-        + "the old aggregation). Run `latelake backfill --metric " + metric.name() + "` to "
-        + "rebuild gold." + metric.name() + " from bronze with the new definition (the old "
-        + "table stays readable as an earlier Delta version), or " + restore + " (table "
-        + goldPath + ")");
+  private static LakeConfigException refusal(
+      MetricSpec metric, String goldPath, String changes, String restore) {
+    return new LakeConfigException(
+        "Cannot start gold stream "
+            + metric.queryName()
+            + ": metric "
+            + metric.name()
+            + " (lake.gold.metrics."
+            + metric.name()
+            + ") differs from "
+            + "the definition gold."
+            + metric.name()
+            + " and its checkpoint were built with ("
+            + changes
+            + "). The stream cannot continue on them (its state holds "
+            + "the old aggregation). Run `latelake backfill --metric "
+            + metric.name()
+            + "` to "
+            + "rebuild gold."
+            + metric.name()
+            + " from bronze with the new definition (the old "
+            + "table stays readable as an earlier Delta version), or "
+            + restore
+            + " (table "
+            + goldPath
+            + ")");
   }
 }

@@ -30,18 +30,19 @@ public final class Metrics {
   /**
    * @param root the effective config
    * @return the metrics, sorted by name (at least one)
-   * @throws LakeConfigException naming the first bad key and value: no metric, a window that
-   *     does not divide a day, a group-by or measure column that is not a configured field, a
-   *     sum over a non-numeric field, an unknown function or late policy, a duplicate name
+   * @throws LakeConfigException naming the first bad key and value: no metric, a window that does
+   *     not divide a day, a group-by or measure column that is not a configured field, a sum over a
+   *     non-numeric field, an unknown function or late policy, a duplicate name
    */
   public static List<MetricSpec> fromConfig(Config root) {
     EventSchema event = EventSchema.fromConfig(root);
     Settings metricsNode = Settings.of(root).sub("lake.gold.metrics");
     Set<String> names = metricsNode.raw().root().keySet();
     if (names.isEmpty()) {
-      throw new LakeConfigException("Cannot start gold stream: no metric configured "
-          + "(lake.gold.metrics is empty); declare one, e.g. lake.gold.metrics.page_views_5m "
-          + "{ window = 5 minutes, group-by = [page], measures = [{ name = views, function = count }] }");
+      throw new LakeConfigException(
+          "Cannot start gold stream: no metric configured "
+              + "(lake.gold.metrics is empty); declare one, e.g. lake.gold.metrics.page_views_5m "
+              + "{ window = 5 minutes, group-by = [page], measures = [{ name = views, function = count }] }");
     }
     List<MetricSpec> metrics = new ArrayList<>();
     for (String name : names.stream().sorted().toList()) {
@@ -53,31 +54,41 @@ public final class Metrics {
   private static MetricSpec metric(Settings metrics, String name, EventSchema event) {
     String key = metrics.key(name);
     if (!NAME.matcher(name).matches()) {
-      throw LakeConfigException.invalid(key, name,
-          "a metric name must be lower-case letters, digits and underscores");
+      throw LakeConfigException.invalid(
+          key, name, "a metric name must be lower-case letters, digits and underscores");
     }
     if (metrics.raw().getValue(name).valueType() != ConfigValueType.OBJECT) {
-      throw LakeConfigException.invalid(key, metrics.raw().getValue(name).unwrapped(),
+      throw LakeConfigException.invalid(
+          key,
+          metrics.raw().getValue(name).unwrapped(),
           "expected { window = ..., group-by = [...], measures = [...] }");
     }
     Settings m = metrics.sub(name);
     for (String k : m.raw().root().keySet()) {
       if (!METRIC_KEYS.contains(k)) {
-        throw new LakeConfigException("Unknown key '" + m.key(k) + "': a metric has "
-            + METRIC_KEYS.stream().sorted().toList());
+        throw new LakeConfigException(
+            "Unknown key '"
+                + m.key(k)
+                + "': a metric has "
+                + METRIC_KEYS.stream().sorted().toList());
       }
     }
     Duration window = m.positiveDuration("window");
     if (window.toMillis() < 1000 || DAY_MS % window.toMillis() != 0) {
-      throw new LakeConfigException("Cannot start gold stream: window '"
-          + m.raw().getValue("window").unwrapped() + "' does not divide a day ("
-          + m.key("window") + ")");
+      throw new LakeConfigException(
+          "Cannot start gold stream: window '"
+              + m.raw().getValue("window").unwrapped()
+              + "' does not divide a day ("
+              + m.key("window")
+              + ")");
     }
     List<String> groupBy = m.strings("group-by");
     Set<String> columns = new HashSet<>();
     for (String c : groupBy) {
       if (event.typeOf(c).isEmpty() && !c.equals("source")) {
-        throw LakeConfigException.invalid(m.key("group-by"), c,
+        throw LakeConfigException.invalid(
+            m.key("group-by"),
+            c,
             "is not a configured event field (lake.event.fields): " + event.fieldNames());
       }
       if (!columns.add(c)) {
@@ -93,37 +104,42 @@ public final class Metrics {
       Settings ms = new Settings(list.get(i), m.key("measures") + "[" + i + "]");
       for (String k : list.get(i).root().keySet()) {
         if (!Set.of("name", "function", "column").contains(k)) {
-          throw new LakeConfigException("Unknown key '" + ms.key(k)
-              + "': a measure has name, function and column");
+          throw new LakeConfigException(
+              "Unknown key '" + ms.key(k) + "': a measure has name, function and column");
         }
       }
       String mName = ms.string("name");
       if (!NAME.matcher(mName).matches() || EventSchema.RESERVED.contains(mName)) {
-        throw LakeConfigException.invalid(ms.key("name"), mName,
-            "must be a lower-case identifier that is not a reserved column");
+        throw LakeConfigException.invalid(
+            ms.key("name"), mName, "must be a lower-case identifier that is not a reserved column");
       }
       if (!columns.add(mName)) {
-        throw LakeConfigException.invalid(ms.key("name"), mName,
-            "clashes with another measure or group-by column");
+        throw LakeConfigException.invalid(
+            ms.key("name"), mName, "clashes with another measure or group-by column");
       }
       String fnName = ms.oneOf("function", Set.of("count", "sum", "min", "max"));
       Measure.Function fn = Measure.Function.valueOf(fnName.toUpperCase(Locale.ROOT));
       Optional<String> column = Optional.empty();
       if (fn == Measure.Function.COUNT) {
         if (ms.has("column")) {
-          throw LakeConfigException.invalid(ms.key("column"), ms.optionalString("column"),
-              "count takes no column");
+          throw LakeConfigException.invalid(
+              ms.key("column"), ms.optionalString("column"), "count takes no column");
         }
       } else {
         String c = ms.string("column");
         Optional<FieldType> type = event.typeOf(c);
         if (type.isEmpty()) {
-          throw LakeConfigException.invalid(ms.key("column"), c,
+          throw LakeConfigException.invalid(
+              ms.key("column"),
+              c,
               "is not a configured event field (lake.event.fields): " + event.fieldNames());
         }
-        if (fn == Measure.Function.SUM && type.get() != FieldType.LONG
+        if (fn == Measure.Function.SUM
+            && type.get() != FieldType.LONG
             && type.get() != FieldType.DOUBLE) {
-          throw LakeConfigException.invalid(ms.key("column"), c,
+          throw LakeConfigException.invalid(
+              ms.key("column"),
+              c,
               "sum needs a long or double field, not " + type.get().configName());
         }
         column = Optional.of(c);
@@ -131,9 +147,14 @@ public final class Metrics {
       measures.add(new Measure(mName, fn, column));
     }
     String policyName = m.has("late-policy") ? m.string("late-policy") : "restate";
-    LatePolicy policy = LatePolicy.parse(policyName).orElseThrow(() ->
-        LakeConfigException.invalid(m.key("late-policy"), policyName,
-            "expected one of restate, reconcile, ignore"));
+    LatePolicy policy =
+        LatePolicy.parse(policyName)
+            .orElseThrow(
+                () ->
+                    LakeConfigException.invalid(
+                        m.key("late-policy"),
+                        policyName,
+                        "expected one of restate, reconcile, ignore"));
     return new MetricSpec(name, window, groupBy, List.copyOf(measures), policy);
   }
 }

@@ -10,8 +10,8 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * Refuses to start a stream whose output table already has data but whose checkpoint is gone:
- * that would silently reprocess the whole input from scratch.
+ * Refuses to start a stream whose output table already has data but whose checkpoint is gone: that
+ * would silently reprocess the whole input from scratch.
  */
 public final class CheckpointGuard {
   private CheckpointGuard() {}
@@ -24,39 +24,59 @@ public final class CheckpointGuard {
    * @throws LatelakeException (exit code 2) when the table has commits and the checkpoint has no
    *     offsets
    */
-  public static void requireCheckpointIfTableHasData(SparkSession spark, String queryName,
-      String tablePath, String checkpointPath) {
+  public static void requireCheckpointIfTableHasData(
+      SparkSession spark, String queryName, String tablePath, String checkpointPath) {
     Configuration conf = spark.sparkContext().hadoopConfiguration();
     try {
       Path offsets = new Path(checkpointPath, "offsets");
       // a commit after version 0 (the table's creation), as Delta's history reports it
-      boolean tableHasData = DeltaTables.exists(spark, tablePath)
-          && DeltaTable.forPath(spark, tablePath).history(1).select("version").first()
-              .getLong(0) > 0;
-      boolean hasCheckpoint = offsets.getFileSystem(conf).exists(offsets)
-          && offsets.getFileSystem(conf).listStatus(offsets).length > 0;
+      boolean tableHasData =
+          DeltaTables.exists(spark, tablePath)
+              && DeltaTable.forPath(spark, tablePath)
+                      .history(1)
+                      .select("version")
+                      .first()
+                      .getLong(0)
+                  > 0;
+      boolean hasCheckpoint =
+          offsets.getFileSystem(conf).exists(offsets)
+              && offsets.getFileSystem(conf).listStatus(offsets).length > 0;
       if (tableHasData && !hasCheckpoint && !onlyMetadataCommits(spark, tablePath)) {
-        throw new LatelakeException("Cannot start stream '" + queryName + "': table " + tablePath
-            + " has commits but checkpoint " + checkpointPath + " has none. Restarting from "
-            + "scratch would read the input again; restore the checkpoint, or delete the table "
-            + "and the checkpoint to rebuild on purpose.", ExitCode.USAGE);
+        throw new LatelakeException(
+            "Cannot start stream '"
+                + queryName
+                + "': table "
+                + tablePath
+                + " has commits but checkpoint "
+                + checkpointPath
+                + " has none. Restarting from "
+                + "scratch would read the input again; restore the checkpoint, or delete the table "
+                + "and the checkpoint to rebuild on purpose.",
+            ExitCode.USAGE);
       }
     } catch (IOException e) {
-      throw new LatelakeException("Cannot check checkpoint " + checkpointPath + ": "
-          + e.getMessage(), ExitCode.RUNTIME_FAILURE, e);
+      throw new LatelakeException(
+          "Cannot check checkpoint " + checkpointPath + ": " + e.getMessage(),
+          ExitCode.RUNTIME_FAILURE,
+          e);
     }
   }
 
   /**
-   * @return true when the table has at most 10 commits, all still in its history, and none
-   *     wrote data: creation and table properties only (streams record their watermark delay,
-   *     gold its metric definition, before the first micro-batch)
+   * @return true when the table has at most 10 commits, all still in its history, and none wrote
+   *     data: creation and table properties only (streams record their watermark delay, gold its
+   *     metric definition, before the first micro-batch)
    */
   private static boolean onlyMetadataCommits(SparkSession spark, String tablePath) {
-    java.util.List<org.apache.spark.sql.Row> commits = io.delta.tables.DeltaTable
-        .forPath(spark, tablePath).history(10).select("version", "operation").collectAsList();
-    return commits.stream().anyMatch(r -> r.getLong(0) == 0) && commits.stream()
-        .allMatch(r -> java.util.Set.of("CREATE TABLE", "SET TBLPROPERTIES")
-            .contains(r.getString(1)));
+    java.util.List<org.apache.spark.sql.Row> commits =
+        io.delta.tables.DeltaTable.forPath(spark, tablePath)
+            .history(10)
+            .select("version", "operation")
+            .collectAsList();
+    return commits.stream().anyMatch(r -> r.getLong(0) == 0)
+        && commits.stream()
+            .allMatch(
+                r ->
+                    java.util.Set.of("CREATE TABLE", "SET TBLPROPERTIES").contains(r.getString(1)));
   }
 }

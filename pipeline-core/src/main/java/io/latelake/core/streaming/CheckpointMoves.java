@@ -35,8 +35,10 @@ public final class CheckpointMoves {
       }
       return Optional.of(to);
     } catch (IOException e) {
-      throw new LatelakeException("Cannot move checkpoint " + from + " aside to " + to + ": "
-          + e.getMessage(), ExitCode.RUNTIME_FAILURE, e);
+      throw new LatelakeException(
+          "Cannot move checkpoint " + from + " aside to " + to + ": " + e.getMessage(),
+          ExitCode.RUNTIME_FAILURE,
+          e);
     }
   }
 }

@@ -12,8 +12,8 @@ import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqMetadata;
 import org.apache.spark.sql.execution.streaming.runtime.StreamMetadata;
 
 /**
- * Read-only view of a streaming query's checkpoint through Spark's own checkpoint log classes
- * (the offset log holds the micro-batches planned, the commit log those completed). Never writes.
+ * Read-only view of a streaming query's checkpoint through Spark's own checkpoint log classes (the
+ * offset log holds the micro-batches planned, the commit log those completed). Never writes.
  */
 public final class Checkpoints {
   private final SparkSession spark;
@@ -28,27 +28,37 @@ public final class Checkpoints {
     this.checkpoint = checkpoint;
   }
 
-  /** @return the query id stored in the checkpoint, empty for a checkpoint never started */
+  /**
+   * @return the query id stored in the checkpoint, empty for a checkpoint never started
+   */
   public Optional<UUID> queryId() {
-    var meta = StreamMetadata.read(new Path(checkpoint, "metadata"),
-        spark.sparkContext().hadoopConfiguration());
+    var meta =
+        StreamMetadata.read(
+            new Path(checkpoint, "metadata"), spark.sparkContext().hadoopConfiguration());
     return meta.isDefined() ? Optional.of(UUID.fromString(meta.get().id())) : Optional.empty();
   }
 
-  /** @return the last micro-batch committed (completed), empty when none */
+  /**
+   * @return the last micro-batch committed (completed), empty when none
+   */
   public OptionalLong lastCommitted() {
-    return latest(new CommitLog(spark, new Path(checkpoint, "commits").toString())
-        .getLatestBatchId());
+    return latest(
+        new CommitLog(spark, new Path(checkpoint, "commits").toString()).getLatestBatchId());
   }
 
-  /** @return the first micro-batch still in the commit log (Spark purges older ones) */
+  /**
+   * @return the first micro-batch still in the commit log (Spark purges older ones)
+   */
   public OptionalLong firstRetainedCommit() {
     long[] ids = new CommitLog(spark, new Path(checkpoint, "commits").toString()).listBatches();
-    return ids.length == 0 ? OptionalLong.empty()
+    return ids.length == 0
+        ? OptionalLong.empty()
         : OptionalLong.of(java.util.Arrays.stream(ids).min().getAsLong());
   }
 
-  /** @return the last micro-batch planned (its offsets written), empty when none */
+  /**
+   * @return the last micro-batch planned (its offsets written), empty when none
+   */
   public OptionalLong lastPlanned() {
     return latest(offsets().getLatestBatchId());
   }
@@ -62,8 +72,10 @@ public final class Checkpoints {
     if (m.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new Planned(Instant.ofEpochMilli(m.get().batchWatermarkMs()),
-        Instant.ofEpochMilli(m.get().batchTimestampMs())));
+    return Optional.of(
+        new Planned(
+            Instant.ofEpochMilli(m.get().batchWatermarkMs()),
+            Instant.ofEpochMilli(m.get().batchTimestampMs())));
   }
 
   /**

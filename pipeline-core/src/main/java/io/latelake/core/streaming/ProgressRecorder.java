@@ -32,31 +32,30 @@ import org.slf4j.LoggerFactory;
  * A {@link StreamingQueryListener} that logs one line per micro-batch and writes exactly one row
  * per (query, micro-batch) to {@code monitoring.stream_progress}.
  *
- * <p><b>Exactly once.</b> Each write is a Delta append carrying the idempotent-write options
- * {@code txnAppId = latelake-progress-<query id>} and {@code txnVersion = <last batch id in the
- * write>}: Delta skips a write whose version it has already committed for that id, so a progress
- * event seen twice (a replayed micro-batch, a repeated write after a failure) adds nothing.
- * Blind appends do not conflict with each other, so several streams (or applications) share the
- * table without retries. Rows of one query are written in batch-id order by one writer thread.
+ * <p><b>Exactly once.</b> Each write is a Delta append carrying the idempotent-write options {@code
+ * txnAppId = latelake-progress-<query id>} and {@code txnVersion = <last batch id in the write>}:
+ * Delta skips a write whose version it has already committed for that id, so a progress event seen
+ * twice (a replayed micro-batch, a repeated write after a failure) adds nothing. Blind appends do
+ * not conflict with each other, so several streams (or applications) share the table without
+ * retries. Rows of one query are written in batch-id order by one writer thread.
  *
  * <p><b>Complete.</b> Rows are written as soon as Spark reports the micro-batch, on a writer thread
  * (the listener never blocks Spark's event bus). Spark keeps a micro-batch's figures in memory
- * only: a process killed between the commit of a micro-batch and the write of its row, or the
- * Kafka connector failure handled by {@link StreamRunner}, loses them. Before a query starts (and
- * before it is restarted) {@link #recordMissing} therefore compares the checkpoint's commit log
- * with the table and writes a row for every committed micro-batch without one, with the
- * watermark and start time Spark planned it with, null figures, and {@code recovery} naming why.
+ * only: a process killed between the commit of a micro-batch and the write of its row, or the Kafka
+ * connector failure handled by {@link StreamRunner}, loses them. Before a query starts (and before
+ * it is restarted) {@link #recordMissing} therefore compares the checkpoint's commit log with the
+ * table and writes a row for every committed micro-batch without one, with the watermark and start
+ * time Spark planned it with, null figures, and {@code recovery} naming why.
  *
  * <p>Schema of {@code monitoring.stream_progress}: {@code query_name} string, {@code query_id}
- * string, {@code run_id} string (null in recovered rows), {@code batch_id} long,
- * {@code batch_timestamp} timestamp (UTC, when the micro-batch started), {@code input_rows} long,
- * {@code watermark} timestamp (null when the query has none), {@code rows_dropped_by_watermark}
- * long (sum over stateful operators), {@code dropped_by_operator} string
- * ({@code operator=count,...}), {@code state_rows} long, {@code trigger_ms} long,
- * {@code add_batch_ms} long, {@code recorded_at} timestamp, {@code rows_dropped_duplicates} long
- * (rows removed by deduplication operators, Spark's {@code numDroppedDuplicateRows}),
- * {@code recovery} string (null for a row from Spark's report; {@code killed} or
- * {@code kafka-metrics-npe} for a recovered row whose figures were lost).
+ * string, {@code run_id} string (null in recovered rows), {@code batch_id} long, {@code
+ * batch_timestamp} timestamp (UTC, when the micro-batch started), {@code input_rows} long, {@code
+ * watermark} timestamp (null when the query has none), {@code rows_dropped_by_watermark} long (sum
+ * over stateful operators), {@code dropped_by_operator} string ({@code operator=count,...}), {@code
+ * state_rows} long, {@code trigger_ms} long, {@code add_batch_ms} long, {@code recorded_at}
+ * timestamp, {@code rows_dropped_duplicates} long (rows removed by deduplication operators, Spark's
+ * {@code numDroppedDuplicateRows}), {@code recovery} string (null for a row from Spark's report;
+ * {@code killed} or {@code kafka-metrics-npe} for a recovered row whose figures were lost).
  */
 public final class ProgressRecorder extends StreamingQueryListener implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProgressRecorder.class);
@@ -65,34 +64,39 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
 
   /** {@code recovery} value of a row written for a micro-batch whose process was killed. */
   public static final String RECOVERY_KILLED = "killed";
+
   /** {@code recovery} value of a row written after the Kafka connector's metrics failure. */
   public static final String RECOVERY_KAFKA_METRICS = "kafka-metrics-npe";
 
   /** Schema of {@code monitoring.stream_progress}. */
-  public static final StructType SCHEMA = new StructType()
-      .add("query_name", DataTypes.StringType)
-      .add("query_id", DataTypes.StringType)
-      .add("run_id", DataTypes.StringType)
-      .add("batch_id", DataTypes.LongType)
-      .add("batch_timestamp", DataTypes.TimestampType)
-      .add("input_rows", DataTypes.LongType)
-      .add("watermark", DataTypes.TimestampType)
-      .add("rows_dropped_by_watermark", DataTypes.LongType)
-      .add("dropped_by_operator", DataTypes.StringType)
-      .add("state_rows", DataTypes.LongType)
-      .add("trigger_ms", DataTypes.LongType)
-      .add("add_batch_ms", DataTypes.LongType)
-      .add("recorded_at", DataTypes.TimestampType)
-      .add("rows_dropped_duplicates", DataTypes.LongType)
-      .add("recovery", DataTypes.StringType);
+  public static final StructType SCHEMA =
+      new StructType()
+          .add("query_name", DataTypes.StringType)
+          .add("query_id", DataTypes.StringType)
+          .add("run_id", DataTypes.StringType)
+          .add("batch_id", DataTypes.LongType)
+          .add("batch_timestamp", DataTypes.TimestampType)
+          .add("input_rows", DataTypes.LongType)
+          .add("watermark", DataTypes.TimestampType)
+          .add("rows_dropped_by_watermark", DataTypes.LongType)
+          .add("dropped_by_operator", DataTypes.StringType)
+          .add("state_rows", DataTypes.LongType)
+          .add("trigger_ms", DataTypes.LongType)
+          .add("add_batch_ms", DataTypes.LongType)
+          .add("recorded_at", DataTypes.TimestampType)
+          .add("rows_dropped_duplicates", DataTypes.LongType)
+          .add("recovery", DataTypes.StringType);
 
   private final SparkSession spark;
   private final String tablePath;
   private final Set<String> queryNames;
+
   /** Highest batch id queued for writing, per query id (guards against repeated events). */
   private final Map<UUID, Long> queued = new ConcurrentHashMap<>();
+
   /** Rows whose write failed, per query id; written with the next rows of that query. */
   private final Map<UUID, List<Row>> unwritten = new HashMap<>();
+
   private final Map<UUID, Long> lastBatch = new ConcurrentHashMap<>();
   private final Set<UUID> terminatedRuns = ConcurrentHashMap.newKeySet();
   private final Map<String, Long> droppedByQuery = new ConcurrentHashMap<>();
@@ -116,11 +120,13 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
   /** Creates the table if needed, starts the writer thread and registers the listener. */
   public ProgressRecorder start() {
     DeltaTables.createIfNotExists(spark, tablePath, SCHEMA, List.of(), Map.of());
-    writer = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "latelake-progress-writer");
-      t.setDaemon(true);
-      return t;
-    });
+    writer =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "latelake-progress-writer");
+              t.setDaemon(true);
+              return t;
+            });
     spark.streams().addListener(this);
     return this;
   }
@@ -155,10 +161,23 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     String wm = p.eventTime().get("watermark");
     Timestamp watermark = wm == null ? null : Timestamp.from(Instant.parse(wm));
     long trigger = duration(p, "triggerExecution");
-    Row row = RowFactory.create(p.name(), p.id().toString(), p.runId().toString(), p.batchId(),
-        Timestamp.from(Instant.parse(p.timestamp())), p.numInputRows(), watermark, dropped,
-        byOperator.toString(), stateRows, trigger, duration(p, "addBatch"),
-        Timestamp.from(Instant.now()), duplicates, null);
+    Row row =
+        RowFactory.create(
+            p.name(),
+            p.id().toString(),
+            p.runId().toString(),
+            p.batchId(),
+            Timestamp.from(Instant.parse(p.timestamp())),
+            p.numInputRows(),
+            watermark,
+            dropped,
+            byOperator.toString(),
+            stateRows,
+            trigger,
+            duration(p, "addBatch"),
+            Timestamp.from(Instant.now()),
+            duplicates,
+            null);
     queued.put(p.id(), p.batchId());
     enqueue(p.id(), List.of(row), p.batchId());
     droppedByQuery.merge(p.name(), dropped, Long::sum);
@@ -172,9 +191,17 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
       watermarkByRun.put(p.runId(), wm);
     }
     lastBatch.put(p.id(), p.batchId());
-    LOG.info("[{}] micro-batch {}: {} input rows, watermark {}, {} dropped by watermark, "
-            + "{} duplicates dropped, {} state rows, {} ms", p.name(), p.batchId(),
-        p.numInputRows(), wm == null ? "none" : wm, dropped, duplicates, stateRows, trigger);
+    LOG.info(
+        "[{}] micro-batch {}: {} input rows, watermark {}, {} dropped by watermark, "
+            + "{} duplicates dropped, {} state rows, {} ms",
+        p.name(),
+        p.batchId(),
+        p.numInputRows(),
+        wm == null ? "none" : wm,
+        dropped,
+        duplicates,
+        stateRows,
+        trigger);
   }
 
   private static long duration(StreamingQueryProgress p, String key) {
@@ -211,24 +238,51 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     if (committed.isEmpty()) {
       return 0;
     }
-    Row r = spark.read().format("delta").load(tablePath)
-        .filter(functions.col("query_id").equalTo(queryId.toString()))
-        .agg(functions.max("batch_id")).first();
+    Row r =
+        spark
+            .read()
+            .format("delta")
+            .load(tablePath)
+            .filter(functions.col("query_id").equalTo(queryId.toString()))
+            .agg(functions.max("batch_id"))
+            .first();
     long recorded = Math.max(r.isNullAt(0) ? -1 : r.getLong(0), queued.getOrDefault(queryId, -1L));
     long from = Math.max(recorded + 1, cp.firstRetainedCommit().orElse(0));
     List<Row> rows = new ArrayList<>();
     for (long b = from; b <= committed.getAsLong(); b++) {
       var planned = cp.planned(b);
-      Timestamp wm = planned.map(p -> p.watermark().toEpochMilli() == 0 ? null
-          : Timestamp.from(p.watermark())).orElse(null);
-      rows.add(RowFactory.create(queryName, queryId.toString(), null, b,
-          planned.map(p -> Timestamp.from(p.batchTimestamp())).orElse(null), null, wm, null,
-          null, null, null, null, Timestamp.from(Instant.now()), null, recovery));
+      Timestamp wm =
+          planned
+              .map(p -> p.watermark().toEpochMilli() == 0 ? null : Timestamp.from(p.watermark()))
+              .orElse(null);
+      rows.add(
+          RowFactory.create(
+              queryName,
+              queryId.toString(),
+              null,
+              b,
+              planned.map(p -> Timestamp.from(p.batchTimestamp())).orElse(null),
+              null,
+              wm,
+              null,
+              null,
+              null,
+              null,
+              null,
+              Timestamp.from(Instant.now()),
+              null,
+              recovery));
     }
     if (!rows.isEmpty()) {
-      LOG.warn("[{}] micro-batches {}..{} were committed but Spark's progress report of them was "
-              + "lost ({}); recorded them in {} with recovery = '{}' and no figures", queryName,
-          from, committed.getAsLong(), recovery, tablePath, recovery);
+      LOG.warn(
+          "[{}] micro-batches {}..{} were committed but Spark's progress report of them was "
+              + "lost ({}); recorded them in {} with recovery = '{}' and no figures",
+          queryName,
+          from,
+          committed.getAsLong(),
+          recovery,
+          tablePath,
+          recovery);
       queued.merge(queryId, committed.getAsLong(), Math::max);
       enqueue(queryId, rows, committed.getAsLong());
       flush();
@@ -246,7 +300,11 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     Exception last = null;
     for (int attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
       try {
-        spark.createDataFrame(all, SCHEMA).write().format("delta").mode("append")
+        spark
+            .createDataFrame(all, SCHEMA)
+            .write()
+            .format("delta")
+            .mode("append")
             .option("txnAppId", "latelake-progress-" + queryId)
             .option("txnVersion", version)
             .option("mergeSchema", "true")
@@ -262,8 +320,13 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
       }
     }
     unwritten.put(queryId, all);
-    LOG.warn("Could not write {} progress rows of query {} to {} after {} attempts, will write "
-        + "them with the next micro-batch: {}", all.size(), queryId, tablePath, WRITE_ATTEMPTS,
+    LOG.warn(
+        "Could not write {} progress rows of query {} to {} after {} attempts, will write "
+            + "them with the next micro-batch: {}",
+        all.size(),
+        queryId,
+        tablePath,
+        WRITE_ATTEMPTS,
         last.getMessage());
   }
 
@@ -293,8 +356,8 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
   }
 
   /**
-   * Waits until the listener has seen the termination of run {@code runId}: every progress event
-   * of that run has been queued by then (Spark's listener bus delivers events in order).
+   * Waits until the listener has seen the termination of run {@code runId}: every progress event of
+   * that run has been queued by then (Spark's listener bus delivers events in order).
    *
    * @return true when seen within the timeout
    */
@@ -321,7 +384,9 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     }
   }
 
-  /** @return rows dropped by the watermark so far, per query name, in this process */
+  /**
+   * @return rows dropped by the watermark so far, per query name, in this process
+   */
   public Map<String, Long> droppedByQuery() {
     return Map.copyOf(droppedByQuery);
   }
@@ -329,7 +394,7 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
   /** Waits until every queued row has been written (or has failed and been kept for later). */
   public void flush() {
     try {
-      writer.submit(() -> { }).get(5, TimeUnit.MINUTES);
+      writer.submit(() -> {}).get(5, TimeUnit.MINUTES);
     } catch (java.util.concurrent.RejectedExecutionException e) {
       // closed: everything was written
     } catch (InterruptedException e) {

@@ -21,12 +21,12 @@ public abstract class StreamCommand<C> extends JobCommand<C> {
   private final BiFunction<JobContext, C, ? extends StreamingJob<C>> job;
 
   /**
-   * @param prepare the typed config from the effective config; throws
-   *     {@link io.latelake.core.config.LakeConfigException} on a bad value
+   * @param prepare the typed config from the effective config; throws {@link
+   *     io.latelake.core.config.LakeConfigException} on a bad value
    * @param job the job for a run's context and config
    */
-  protected StreamCommand(Function<Config, C> prepare,
-      BiFunction<JobContext, C, ? extends StreamingJob<C>> job) {
+  protected StreamCommand(
+      Function<Config, C> prepare, BiFunction<JobContext, C, ? extends StreamingJob<C>> job) {
     this.prepare = prepare;
     this.job = job;
   }

@@ -10,30 +10,37 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * One stream of a {@link StreamingJob}: where it reads, how it transforms, where and how it
- * writes. A plan does nothing by itself; {@link StreamingJob#starts()} runs its steps.
+ * One stream of a {@link StreamingJob}: where it reads, how it transforms, where and how it writes.
+ * A plan does nothing by itself; {@link StreamingJob#starts()} runs its steps.
  *
  * @param queryName the query's name, also its checkpoint folder under {@code _checkpoints}
- * @param source builds the input stream; it may check its input first and throw
- *     {@link io.latelake.core.config.LakeConfigException} (see {@link StreamingJob#lakeTable})
+ * @param source builds the input stream; it may check its input first and throw {@link
+ *     io.latelake.core.config.LakeConfigException} (see {@link StreamingJob#lakeTable})
  * @param transform a pure function from input rows to output rows (the job's package-private
  *     transform, which tests call on small static Datasets)
  * @param outputPath the output Delta table, created when missing
  * @param sink how micro-batches reach the output table
  * @param trigger the query's trigger
  */
-public record StreamPlan(String queryName, Supplier<Dataset<Row>> source,
-    UnaryOperator<Dataset<Row>> transform, String outputPath, Sink sink, TriggerSpec trigger) {
+public record StreamPlan(
+    String queryName,
+    Supplier<Dataset<Row>> source,
+    UnaryOperator<Dataset<Row>> transform,
+    String outputPath,
+    Sink sink,
+    TriggerSpec trigger) {
 
   /** How a stream writes its output table. */
   public sealed interface Sink {
-    /** @return the schema of the output table for the transform's output schema */
+    /**
+     * @return the schema of the output table for the transform's output schema
+     */
     StructType tableSchema(StructType output);
   }
 
   /**
-   * Append output mode into the Delta table (the Delta sink: exactly once per micro-batch with
-   * the checkpoint).
+   * Append output mode into the Delta table (the Delta sink: exactly once per micro-batch with the
+   * checkpoint).
    *
    * @param partitionBy partition columns of the table (may be empty)
    * @param options options of the Delta sink, e.g. {@code mergeSchema=true}
@@ -51,15 +58,16 @@ public record StreamPlan(String queryName, Supplier<Dataset<Row>> source,
   }
 
   /**
-   * Update output mode; each micro-batch goes to {@code merge} ({@code foreachBatch}), which
-   * MERGEs it into the table.
+   * Update output mode; each micro-batch goes to {@code merge} ({@code foreachBatch}), which MERGEs
+   * it into the table.
    *
    * @param schema the table's schema for the transform's output schema
    * @param tableProperties properties of the table when it is created
    * @param merge writes one micro-batch (called with the batch id)
    */
-  public record Merge(UnaryOperator<StructType> schema, Map<String, String> tableProperties,
-      BatchMerge merge) implements Sink {
+  public record Merge(
+      UnaryOperator<StructType> schema, Map<String, String> tableProperties, BatchMerge merge)
+      implements Sink {
     @Override
     public StructType tableSchema(StructType output) {
       return schema.apply(output);

@@ -22,10 +22,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Starts a job's streaming queries in one Spark application, records their progress to
- * {@code monitoring.stream_progress} (see {@link ProgressRecorder}), supervises them and returns
- * what each did. Available-now queries end by themselves; processing-time queries run until the
- * process is stopped.
+ * Starts a job's streaming queries in one Spark application, records their progress to {@code
+ * monitoring.stream_progress} (see {@link ProgressRecorder}), supervises them and returns what each
+ * did. Available-now queries end by themselves; processing-time queries run until the process is
+ * stopped.
  *
  * <p><b>SIGTERM.</b> A shutdown hook registered with Hadoop's {@link ShutdownHookManager} at
  * priority {@value #SHUTDOWN_HOOK_PRIORITY} (Spark stops its context from the same manager at
@@ -42,12 +42,16 @@ public final class StreamRunner {
 
   /** Hadoop shutdown hook priority of the graceful stop: above Spark's (40 and below). */
   public static final int SHUTDOWN_HOOK_PRIORITY = 100;
+
   /** How long SIGTERM waits for a running micro-batch to finish before interrupting it. */
   public static final Duration STOP_GRACE = Duration.ofSeconds(60);
+
   /** Restarts after the Kafka connector's metrics failure, per query and process. */
   public static final int MAX_CONNECTOR_RESTARTS = 3;
+
   /** How long the whole graceful stop may take before Hadoop moves on to Spark's hook. */
   private static final Duration HOOK_TIMEOUT = STOP_GRACE.plusMinutes(3);
+
   private static final Duration POLL = Duration.ofMillis(200);
   private static final Duration LISTENER_WAIT = Duration.ofSeconds(30);
 
@@ -69,37 +73,42 @@ public final class StreamRunner {
    * @return one summary per query, in the order given (summed over restarts)
    * @throws LatelakeException (exit code 1) when a query fails; the others are stopped first
    */
-  public static List<StreamSummary> run(SparkSession spark, String progressTable,
-      List<Start> starts) {
-    ProgressRecorder recorder = new ProgressRecorder(spark, progressTable,
-        starts.stream().map(Start::queryName).collect(Collectors.toSet())).start();
+  public static List<StreamSummary> run(
+      SparkSession spark, String progressTable, List<Start> starts) {
+    ProgressRecorder recorder =
+        new ProgressRecorder(
+                spark,
+                progressTable,
+                starts.stream().map(Start::queryName).collect(Collectors.toSet()))
+            .start();
     Map<String, StreamingQuery> queries = new LinkedHashMap<>();
     Map<String, List<StreamingQuery>> runs = new LinkedHashMap<>();
     AtomicBoolean stopping = new AtomicBoolean();
     CountDownLatch stopped = new CountDownLatch(1);
-    Runnable hook = () -> {
-      stopping.set(true);
-      try {
-        LOG.info("Stop requested: stopping {} after their running micro-batch",
-            queries.keySet());
-        List<StreamingQuery> active;
-        synchronized (queries) {
-          active = List.copyOf(queries.values());
-        }
-        stopBetweenBatches(active);
-        for (StreamingQuery q : active) {
-          recorder.awaitTerminated(q.runId(), LISTENER_WAIT);
-        }
-        recorder.close();
-        LOG.info("Stopped {}; progress recorded in {}", queries.keySet(), progressTable);
-      } catch (RuntimeException e) {
-        LOG.warn("Graceful stop incomplete: {}", e.toString());
-      } finally {
-        stopped.countDown();
-      }
-    };
-    ShutdownHookManager.get().addShutdownHook(hook, SHUTDOWN_HOOK_PRIORITY,
-        HOOK_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    Runnable hook =
+        () -> {
+          stopping.set(true);
+          try {
+            LOG.info(
+                "Stop requested: stopping {} after their running micro-batch", queries.keySet());
+            List<StreamingQuery> active;
+            synchronized (queries) {
+              active = List.copyOf(queries.values());
+            }
+            stopBetweenBatches(active);
+            for (StreamingQuery q : active) {
+              recorder.awaitTerminated(q.runId(), LISTENER_WAIT);
+            }
+            recorder.close();
+            LOG.info("Stopped {}; progress recorded in {}", queries.keySet(), progressTable);
+          } catch (RuntimeException e) {
+            LOG.warn("Graceful stop incomplete: {}", e.toString());
+          } finally {
+            stopped.countDown();
+          }
+        };
+    ShutdownHookManager.get()
+        .addShutdownHook(hook, SHUTDOWN_HOOK_PRIORITY, HOOK_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     try {
       for (Start s : starts) {
         recorder.recordMissing(s.queryName(), s.checkpoint(), ProgressRecorder.RECOVERY_KILLED);
@@ -141,12 +150,15 @@ public final class StreamRunner {
     }
   }
 
-  private static void supervise(SparkSession spark, List<Start> starts,
-      Map<String, StreamingQuery> queries, Map<String, List<StreamingQuery>> runs,
-      ProgressRecorder recorder, AtomicBoolean stopping) {
+  private static void supervise(
+      SparkSession spark,
+      List<Start> starts,
+      Map<String, StreamingQuery> queries,
+      Map<String, List<StreamingQuery>> runs,
+      ProgressRecorder recorder,
+      AtomicBoolean stopping) {
     Map<String, Integer> restarts = new HashMap<>();
-    Map<String, Start> byName = starts.stream()
-        .collect(Collectors.toMap(Start::queryName, s -> s));
+    Map<String, Start> byName = starts.stream().collect(Collectors.toMap(Start::queryName, s -> s));
     while (true) {
       List<StreamingQuery> current;
       synchronized (queries) {
@@ -169,10 +181,13 @@ public final class StreamRunner {
         int n = restarts.getOrDefault(q.name(), 0);
         if (isKafkaMetricsBug(e) && n < MAX_CONNECTOR_RESTARTS && batchCommitted(spark, s)) {
           restarts.put(q.name(), n + 1);
-          LOG.warn("[{}] Kafka connector failed reporting metrics after micro-batch {} was "
+          LOG.warn(
+              "[{}] Kafka connector failed reporting metrics after micro-batch {} was "
                   + "committed (known Spark bug, apache/spark issue 55236); restarting the query "
-                  + "from its checkpoint ({} of at most {})", q.name(),
-              new Checkpoints(spark, s.checkpoint()).lastCommitted().orElse(-1), n + 1,
+                  + "from its checkpoint ({} of at most {})",
+              q.name(),
+              new Checkpoints(spark, s.checkpoint()).lastCommitted().orElse(-1),
+              n + 1,
               MAX_CONNECTOR_RESTARTS);
           recorder.awaitTerminated(q.runId(), LISTENER_WAIT);
           recorder.recordMissing(q.name(), s.checkpoint(), ProgressRecorder.RECOVERY_KAFKA_METRICS);
@@ -194,22 +209,30 @@ public final class StreamRunner {
     }
   }
 
-  private static void failed(StreamingQuery q, Map<String, StreamingQuery> queries,
-      AtomicBoolean stopping) {
+  private static void failed(
+      StreamingQuery q, Map<String, StreamingQuery> queries, AtomicBoolean stopping) {
     StreamingQueryException e = q.exception().get();
     List<String> others;
     synchronized (queries) {
-      others = queries.values().stream().filter(o -> o != q && o.isActive())
-          .map(StreamingQuery::name).toList();
+      others =
+          queries.values().stream()
+              .filter(o -> o != q && o.isActive())
+              .map(StreamingQuery::name)
+              .toList();
       queries.values().stream().filter(o -> o != q).forEach(StreamRunner::stopQuietly);
     }
     if (stopping.get()) {
       return;
     }
     String reason = rootMessage(e);
-    throw new LatelakeException("Stream " + q.name() + " failed: " + reason
-        + (others.isEmpty() ? "" : "; stopped " + String.join(", ", others)),
-        ExitCode.RUNTIME_FAILURE, e);
+    throw new LatelakeException(
+        "Stream "
+            + q.name()
+            + " failed: "
+            + reason
+            + (others.isEmpty() ? "" : "; stopped " + String.join(", ", others)),
+        ExitCode.RUNTIME_FAILURE,
+        e);
   }
 
   private static String rootMessage(Throwable e) {
@@ -217,23 +240,24 @@ public final class StreamRunner {
     while (t.getCause() != null && t.getCause() != t) {
       t = t.getCause();
     }
-    String own = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst()
-        .orElse(e.toString());
+    String own =
+        e.getMessage() == null
+            ? e.toString()
+            : e.getMessage().lines().findFirst().orElse(e.toString());
     return t == e ? own : own + " (cause: " + t + ")";
   }
 
   /**
-   * The Kafka connector of Spark 4.1.1 to 4.2.0 fails with a {@link NullPointerException} in
-   * {@code KafkaMicroBatchStream$.metrics} when it reports progress for a micro-batch it replayed
-   * from the offset log after a crash: replaying does not call {@code latestOffset()}, which sets
-   * the field {@code metrics} reads (apache/spark issue 55236; fixed by pull requests 56526 /
-   * 58133, not yet in a served release). The failure comes after the micro-batch was committed,
-   * so restarting the query on its checkpoint continues with the next micro-batch and the
-   * failure does not recur. We restart rather than prevent the call: preventing it would mean
-   * patching the connector, or dropping the planned micro-batch from the offset log so Spark
-   * plans it afresh — and the Delta sink, idempotent per batch id, would then skip a re-planned
-   * batch with other offsets and lose records. Remove this (and {@code kafka-metrics-npe}) once a
-   * connector with the fix is served.
+   * The Kafka connector of Spark 4.1.1 to 4.2.0 fails with a {@link NullPointerException} in {@code
+   * KafkaMicroBatchStream$.metrics} when it reports progress for a micro-batch it replayed from the
+   * offset log after a crash: replaying does not call {@code latestOffset()}, which sets the field
+   * {@code metrics} reads (apache/spark issue 55236; fixed by pull requests 56526 / 58133, not yet
+   * in a served release). The failure comes after the micro-batch was committed, so restarting the
+   * query on its checkpoint continues with the next micro-batch and the failure does not recur. We
+   * restart rather than prevent the call: preventing it would mean patching the connector, or
+   * dropping the planned micro-batch from the offset log so Spark plans it afresh — and the Delta
+   * sink, idempotent per batch id, would then skip a re-planned batch with other offsets and lose
+   * records. Remove this (and {@code kafka-metrics-npe}) once a connector with the fix is served.
    *
    * @return true when {@code e} is exactly that failure
    */
@@ -258,8 +282,8 @@ public final class StreamRunner {
   }
 
   /**
-   * Stops each query as soon as it is between two micro-batches; after {@link #STOP_GRACE} the
-   * rest are stopped mid-batch (that micro-batch is replayed on the next start).
+   * Stops each query as soon as it is between two micro-batches; after {@link #STOP_GRACE} the rest
+   * are stopped mid-batch (that micro-batch is replayed on the next start).
    */
   private static void stopBetweenBatches(List<StreamingQuery> queries) {
     List<StreamingQuery> left = new ArrayList<>(queries);
@@ -283,14 +307,17 @@ public final class StreamRunner {
       quietInterruptedWriters();
     }
     for (StreamingQuery q : left) {
-      LOG.info("[{}] still in a micro-batch after {} s: stopping it now; the micro-batch is "
-          + "replayed on the next start", q.name(), STOP_GRACE.toSeconds());
+      LOG.info(
+          "[{}] still in a micro-batch after {} s: stopping it now; the micro-batch is "
+              + "replayed on the next start",
+          q.name(),
+          STOP_GRACE.toSeconds());
       stopQuietly(q);
     }
   }
 
-  private static StreamSummary summary(String name, List<StreamingQuery> queryRuns,
-      ProgressRecorder recorder, boolean stopping) {
+  private static StreamSummary summary(
+      String name, List<StreamingQuery> queryRuns, ProgressRecorder recorder, boolean stopping) {
     long batches = 0;
     long input = 0;
     long dropped = 0;
@@ -321,18 +348,20 @@ public final class StreamRunner {
 
   /**
    * A micro-batch that the stop interrupts makes Spark's and Delta's file writers log "Aborting
-   * job" at ERROR with an {@code InterruptedException}, although nothing failed: the batch was
-   * not committed and is replayed on the next start. The JVM is shutting down, so these loggers
-   * are silenced for the rest of its life; a real write failure before this point still fails the
-   * query and is reported by {@link #run}.
+   * job" at ERROR with an {@code InterruptedException}, although nothing failed: the batch was not
+   * committed and is replayed on the next start. The JVM is shutting down, so these loggers are
+   * silenced for the rest of its life; a real write failure before this point still fails the query
+   * and is reported by {@link #run}.
    */
   private static void quietInterruptedWriters() {
-    for (String logger : List.of("org.apache.spark.sql.delta.files.DeltaFileFormatWriter",
-        "org.apache.spark.sql.execution.datasources.FileFormatWriter",
-        "org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution",
-        "org.apache.spark.sql.execution.streaming.MicroBatchExecution")) {
-      org.apache.logging.log4j.core.config.Configurator.setLevel(logger,
-          org.apache.logging.log4j.Level.OFF);
+    for (String logger :
+        List.of(
+            "org.apache.spark.sql.delta.files.DeltaFileFormatWriter",
+            "org.apache.spark.sql.execution.datasources.FileFormatWriter",
+            "org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution",
+            "org.apache.spark.sql.execution.streaming.MicroBatchExecution")) {
+      org.apache.logging.log4j.core.config.Configurator.setLevel(
+          logger, org.apache.logging.log4j.Level.OFF);
     }
   }
 

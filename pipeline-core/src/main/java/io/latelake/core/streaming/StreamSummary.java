@@ -1,8 +1,7 @@
 package io.latelake.core.streaming;
 
 /**
- * What one run of a streaming query did, summed over its micro-batches (no-data batches
- * included).
+ * What one run of a streaming query did, summed over its micro-batches (no-data batches included).
  *
  * @param queryName the query's name
  * @param batches micro-batches run

@@ -20,13 +20,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The template every streaming job fills in: a job only says what its streams are
- * ({@link #plans()}: source, pure transform, sink); the steps every stream repeats are here.
- * For each plan, in order: the source is built (a lake table input must exist, see
- * {@link #lakeTable}), the transform applied, the checkpoint guarded
- * ({@link CheckpointGuard}: a table with commits and no checkpoint is an error), the output table
- * created when missing, and a {@link StreamRunner.Start} made that starts the query named
- * {@code queryName} on the checkpoint {@code _checkpoints/<queryName>}.
+ * The template every streaming job fills in: a job only says what its streams are ({@link
+ * #plans()}: source, pure transform, sink); the steps every stream repeats are here. For each plan,
+ * in order: the source is built (a lake table input must exist, see {@link #lakeTable}), the
+ * transform applied, the checkpoint guarded ({@link CheckpointGuard}: a table with commits and no
+ * checkpoint is an error), the output table created when missing, and a {@link StreamRunner.Start}
+ * made that starts the query named {@code queryName} on the checkpoint {@code
+ * _checkpoints/<queryName>}.
  *
  * @param <C> the job's typed config
  */
@@ -39,7 +39,9 @@ public abstract class StreamingJob<C> {
    * @param summaries one per stream, in the order of {@link #plans()}
    */
   public record Result(List<StreamSummary> summaries) {
-    /** @return the first stream's summary (a one-stream job's only one) */
+    /**
+     * @return the first stream's summary (a one-stream job's only one)
+     */
     public StreamSummary summary() {
       return summaries.get(0);
     }
@@ -60,7 +62,9 @@ public abstract class StreamingJob<C> {
     this.layer = layer;
   }
 
-  /** @return this job's streams, in the order they start */
+  /**
+   * @return this job's streams, in the order they start
+   */
   protected abstract List<StreamPlan> plans();
 
   /**
@@ -80,8 +84,8 @@ public abstract class StreamingJob<C> {
   }
 
   /**
-   * Runs the streams until their input is drained (available-now) or until stopped, and logs
-   * one line per stream with what it did.
+   * Runs the streams until their input is drained (available-now) or until stopped, and logs one
+   * line per stream with what it did.
    *
    * @return one summary per plan, in order
    * @throws LakeConfigException when an input is missing or misconfigured (exit 2)
@@ -91,15 +95,19 @@ public abstract class StreamingJob<C> {
     List<StreamSummary> out =
         StreamRunner.run(context.spark(), context.tables().streamProgress(), starts());
     for (StreamSummary s : out) {
-      LOG.info("{} done: {} micro-batches, {} rows read, {} dropped by the watermark",
-          s.queryName(), s.batches(), s.inputRows(), s.droppedByWatermark());
+      LOG.info(
+          "{} done: {} micro-batches, {} rows read, {} dropped by the watermark",
+          s.queryName(),
+          s.batches(),
+          s.inputRows(),
+          s.droppedByWatermark());
     }
     return new Result(out);
   }
 
   /**
-   * A job's own checks of a stream's output table, once it exists and before its query starts
-   * (e.g. the definition or watermark delay recorded in its properties). Does nothing by default.
+   * A job's own checks of a stream's output table, once it exists and before its query starts (e.g.
+   * the definition or watermark delay recorded in its properties). Does nothing by default.
    *
    * @throws LakeConfigException when the stream must not start (exit 2)
    */
@@ -119,9 +127,16 @@ public abstract class StreamingJob<C> {
     return () -> {
       SparkSession spark = context.spark();
       if (!DeltaTables.exists(spark, path)) {
-        throw new LakeConfigException("Cannot start " + layer + " stream: table " + name
-            + " does not exist at " + path + " (lake.root); run `latelake " + producer
-            + "` first");
+        throw new LakeConfigException(
+            "Cannot start "
+                + layer
+                + " stream: table "
+                + name
+                + " does not exist at "
+                + path
+                + " (lake.root); run `latelake "
+                + producer
+                + "` first");
       }
       return spark.readStream().format("delta").load(path);
     };
@@ -131,10 +146,13 @@ public abstract class StreamingJob<C> {
     SparkSession spark = context.spark();
     Dataset<Row> out = p.transform().apply(p.source().get());
     String checkpoint = context.tables().checkpoint(p.queryName());
-    CheckpointGuard.requireCheckpointIfTableHasData(spark, p.queryName(), p.outputPath(),
-        checkpoint);
+    CheckpointGuard.requireCheckpointIfTableHasData(
+        spark, p.queryName(), p.outputPath(), checkpoint);
     StreamPlan.Sink sink = p.sink();
-    DeltaTables.createIfNotExists(spark, p.outputPath(), sink.tableSchema(out.schema()),
+    DeltaTables.createIfNotExists(
+        spark,
+        p.outputPath(),
+        sink.tableSchema(out.schema()),
         sink instanceof StreamPlan.Append a ? a.partitionBy() : List.of(),
         sink instanceof StreamPlan.Merge m ? m.tableProperties() : Map.of());
     checkOutput(p);
@@ -142,10 +160,11 @@ public abstract class StreamingJob<C> {
   }
 
   private static StreamingQuery start(Dataset<Row> out, StreamPlan p, String checkpoint) {
-    DataStreamWriter<Row> w = out.writeStream()
-        .queryName(p.queryName())
-        .option("checkpointLocation", checkpoint)
-        .trigger(p.trigger().toTrigger());
+    DataStreamWriter<Row> w =
+        out.writeStream()
+            .queryName(p.queryName())
+            .option("checkpointLocation", checkpoint)
+            .trigger(p.trigger().toTrigger());
     try {
       if (p.sink() instanceof StreamPlan.Merge m) {
         StreamPlan.BatchMerge merge = m.merge();
@@ -159,8 +178,8 @@ public abstract class StreamingJob<C> {
       }
       return w.start(p.outputPath());
     } catch (TimeoutException e) {
-      throw new LatelakeException("Cannot start " + p.queryName() + ": " + e.getMessage(),
-          ExitCode.RUNTIME_FAILURE, e);
+      throw new LatelakeException(
+          "Cannot start " + p.queryName() + ": " + e.getMessage(), ExitCode.RUNTIME_FAILURE, e);
     }
   }
 }

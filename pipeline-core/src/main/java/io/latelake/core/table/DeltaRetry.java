@@ -10,10 +10,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Retries a Delta commit that lost to a concurrent commit ({@code ConcurrentAppendException},
- * {@code ConcurrentDeleteReadException}, ... — any
- * {@link io.delta.exceptions.DeltaConcurrentModificationException} or its Spark-side base class
- * anywhere in the cause chain), with a bounded, logged exponential backoff. The action must be
- * idempotent (a MERGE on keys, a replaceWhere, a txnAppId/txnVersion write).
+ * {@code ConcurrentDeleteReadException}, ... — any {@link
+ * io.delta.exceptions.DeltaConcurrentModificationException} or its Spark-side base class anywhere
+ * in the cause chain), with a bounded, logged exponential backoff. The action must be idempotent (a
+ * MERGE on keys, a replaceWhere, a txnAppId/txnVersion write).
  */
 public final class DeltaRetry {
   private static final Logger LOG = LoggerFactory.getLogger(DeltaRetry.class);
@@ -26,8 +26,8 @@ public final class DeltaRetry {
    * @param backoff wait before the first retry; doubles after each further conflict
    * @param action the commit
    * @return the action's result
-   * @throws LatelakeException (exit code 1) when every attempt lost to a concurrent commit;
-   *     any other exception of the action is rethrown as is
+   * @throws LatelakeException (exit code 1) when every attempt lost to a concurrent commit; any
+   *     other exception of the action is rethrown as is
    */
   public static <T> T run(String label, int maxAttempts, Duration backoff, Supplier<T> action) {
     long wait = Math.max(1, backoff.toMillis());
@@ -39,25 +39,40 @@ public final class DeltaRetry {
           throw e;
         }
         if (attempt >= maxAttempts) {
-          throw new LatelakeException("Cannot commit " + label + ": lost to a concurrent commit "
-              + attempt + " times (lake.correction.max-commit-attempts = " + maxAttempts + "): "
-              + e.getMessage(), ExitCode.RUNTIME_FAILURE, e);
+          throw new LatelakeException(
+              "Cannot commit "
+                  + label
+                  + ": lost to a concurrent commit "
+                  + attempt
+                  + " times (lake.correction.max-commit-attempts = "
+                  + maxAttempts
+                  + "): "
+                  + e.getMessage(),
+              ExitCode.RUNTIME_FAILURE,
+              e);
         }
-        LOG.warn("{}: concurrent Delta commit ({}), attempt {}/{}, retrying in {} ms", label,
-            e.getClass().getSimpleName(), attempt, maxAttempts, wait);
+        LOG.warn(
+            "{}: concurrent Delta commit ({}), attempt {}/{}, retrying in {} ms",
+            label,
+            e.getClass().getSimpleName(),
+            attempt,
+            maxAttempts,
+            wait);
         try {
           Thread.sleep(wait);
         } catch (InterruptedException ie) {
           Thread.currentThread().interrupt();
-          throw new LatelakeException("Interrupted while retrying " + label,
-              ExitCode.RUNTIME_FAILURE, ie);
+          throw new LatelakeException(
+              "Interrupted while retrying " + label, ExitCode.RUNTIME_FAILURE, ie);
         }
         wait *= 2;
       }
     }
   }
 
-  /** @return true when {@code e} or one of its causes is a Delta concurrent-commit conflict */
+  /**
+   * @return true when {@code e} or one of its causes is a Delta concurrent-commit conflict
+   */
   public static boolean isConflict(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof DeltaConcurrentModificationException

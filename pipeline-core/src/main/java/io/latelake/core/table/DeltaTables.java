@@ -19,8 +19,12 @@ public final class DeltaTables {
    * @param partitionBy partition columns (may be empty)
    * @param properties table properties, e.g. {@code delta.enableChangeDataFeed=true}
    */
-  public static void createIfNotExists(SparkSession spark, String path, StructType schema,
-      List<String> partitionBy, Map<String, String> properties) {
+  public static void createIfNotExists(
+      SparkSession spark,
+      String path,
+      StructType schema,
+      List<String> partitionBy,
+      Map<String, String> properties) {
     if (DeltaTable.isDeltaTable(spark, path)) {
       return;
     }
@@ -50,7 +54,9 @@ public final class DeltaTables {
     }
   }
 
-  /** @return true when a Delta table exists at {@code path} */
+  /**
+   * @return true when a Delta table exists at {@code path}
+   */
   public static boolean exists(SparkSession spark, String path) {
     return DeltaTable.isDeltaTable(spark, path);
   }

@@ -5,8 +5,8 @@ import io.latelake.core.config.Settings;
 import java.util.regex.Pattern;
 
 /**
- * Table names ↔ paths. Every path derives from {@code lake.root} (a local folder, or an
- * {@code s3a://} / {@code abfss://} URI on a cluster):
+ * Table names ↔ paths. Every path derives from {@code lake.root} (a local folder, or an {@code
+ * s3a://} / {@code abfss://} URI on a cluster):
  *
  * <pre>
  * root/bronze/events                 bronze_events
@@ -24,7 +24,9 @@ public final class TableRegistry {
     this.root = root.endsWith("/") ? root.substring(0, root.length() - 1) : root;
   }
 
-  /** @return the registry for {@code lake.root} */
+  /**
+   * @return the registry for {@code lake.root}
+   */
   public static TableRegistry fromConfig(Config config) {
     return new TableRegistry(Settings.of(config).string("lake.root"));
   }
@@ -41,12 +43,16 @@ public final class TableRegistry {
     return root + "/silver/events";
   }
 
-  /** @param metric a metric name, lower-case identifier */
+  /**
+   * @param metric a metric name, lower-case identifier
+   */
   public String gold(String metric) {
     return root + "/gold/" + checked(metric);
   }
 
-  /** @param name a monitoring table name such as {@code stream_progress} */
+  /**
+   * @param name a monitoring table name such as {@code stream_progress}
+   */
   public String monitoring(String name) {
     return root + "/monitoring/" + checked(name);
   }
@@ -55,15 +61,19 @@ public final class TableRegistry {
     return monitoring("stream_progress");
   }
 
-  /** @param queryName the streaming query's name */
+  /**
+   * @param queryName the streaming query's name
+   */
   public String checkpoint(String queryName) {
     return root + "/_checkpoints/" + checked(queryName);
   }
 
   private static String checked(String name) {
     if (!NAME.matcher(name).matches()) {
-      throw new IllegalArgumentException("Invalid table or query name '" + name
-          + "': expected lower-case letters, digits and underscores");
+      throw new IllegalArgumentException(
+          "Invalid table or query name '"
+              + name
+              + "': expected lower-case letters, digits and underscores");
     }
     return name;
   }

@@ -10,11 +10,11 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * An inclusive range of days: the event dates of {@code rebuild}, {@code cascade} and
- * {@code audit} (UTC, or the local dates of {@code lake.correction.rollup-time-zone}), the arrival
- * days of {@code profile} and {@code report} (UTC dates of {@code enqueued_time}). Validated
- * before any Spark work; its dates reach SQL only as {@link LocalDate#toString()} of a parsed
- * date, never as user text.
+ * An inclusive range of days: the event dates of {@code rebuild}, {@code cascade} and {@code audit}
+ * (UTC, or the local dates of {@code lake.correction.rollup-time-zone}), the arrival days of {@code
+ * profile} and {@code report} (UTC dates of {@code enqueued_time}). Validated before any Spark
+ * work; its dates reach SQL only as {@link LocalDate#toString()} of a parsed date, never as user
+ * text.
  *
  * @param from first day, inclusive
  * @param to last day, inclusive, not before {@code from}
@@ -34,14 +34,14 @@ public record DayRange(LocalDate from, LocalDate to) {
     Objects.requireNonNull(from, "from");
     Objects.requireNonNull(to, "to");
     if (to.isBefore(from)) {
-      throw new IllegalArgumentException("Invalid day range " + from + ".." + to
-          + ": the last day is before the first");
+      throw new IllegalArgumentException(
+          "Invalid day range " + from + ".." + to + ": the last day is before the first");
     }
   }
 
   /**
-   * Parses the {@code --days} option of {@code profile} and {@code report}: see
-   * {@link #parse(String, String)}.
+   * Parses the {@code --days} option of {@code profile} and {@code report}: see {@link
+   * #parse(String, String)}.
    */
   public static DayRange parse(String text) {
     return parse("--days", text);
@@ -53,8 +53,8 @@ public record DayRange(LocalDate from, LocalDate to) {
    * @param option the option name, for messages (e.g. {@code --days})
    * @param text the option value
    * @return the range
-   * @throws LakeConfigException (exit 2) naming the option and the value when it is not a day or
-   *     a range of days, the range is reversed or longer than {@value #MAX_DAYS} days
+   * @throws LakeConfigException (exit 2) naming the option and the value when it is not a day or a
+   *     range of days, the range is reversed or longer than {@value #MAX_DAYS} days
    */
   public static DayRange parse(String option, String text) {
     String t = text == null ? "" : text.trim();
@@ -67,16 +67,34 @@ public record DayRange(LocalDate from, LocalDate to) {
       from = LocalDate.parse(a);
       to = LocalDate.parse(b);
     } catch (DateTimeParseException e) {
-      throw new LakeConfigException("Invalid value '" + text + "' for option '" + option
-          + "': expected a UTC day YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD");
+      throw new LakeConfigException(
+          "Invalid value '"
+              + text
+              + "' for option '"
+              + option
+              + "': expected a UTC day YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD");
     }
     if (to.isBefore(from)) {
-      throw new LakeConfigException("Invalid value '" + from + ".." + to + "' for option '"
-          + option + "': the last day is before the first");
+      throw new LakeConfigException(
+          "Invalid value '"
+              + from
+              + ".."
+              + to
+              + "' for option '"
+              + option
+              + "': the last day is before the first");
     }
     if (ChronoUnit.DAYS.between(from, to) >= MAX_DAYS) {
-      throw new LakeConfigException("Invalid value '" + from + ".." + to + "' for option '"
-          + option + "': more than " + MAX_DAYS + " days");
+      throw new LakeConfigException(
+          "Invalid value '"
+              + from
+              + ".."
+              + to
+              + "' for option '"
+              + option
+              + "': more than "
+              + MAX_DAYS
+              + " days");
     }
     return new DayRange(from, to);
   }
@@ -103,7 +121,9 @@ public record DayRange(LocalDate from, LocalDate to) {
     return lastDays(days, LocalDate.now(clock.withZone(ZoneOffset.UTC)));
   }
 
-  /** @return number of days in the range */
+  /**
+   * @return number of days in the range
+   */
   public long days() {
     return ChronoUnit.DAYS.between(from, to) + 1;
   }
@@ -121,7 +141,9 @@ public record DayRange(LocalDate from, LocalDate to) {
     return column + " >= DATE'" + from + "' AND " + column + " <= DATE'" + to + "'";
   }
 
-  /** @return {@code from..to}, e.g. {@code 2024-05-14..2024-05-16} */
+  /**
+   * @return {@code from..to}, e.g. {@code 2024-05-14..2024-05-16}
+   */
   @Override
   public String toString() {
     return from + ".." + to;

@@ -13,16 +13,18 @@ class ClusterConfStateStoreTest {
 
   @Test
   void clusterConfRunsTheStreamsOnTheRocksDbStateStore() {
-    assertThat(SparkConfOptions.fromConfig(
-        ConfigLoader.load(Optional.of(Path.of("../conf/cluster.conf")), List.of())))
-        .containsEntry(PROVIDER,
-            "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider");
+    assertThat(
+            SparkConfOptions.fromConfig(
+                ConfigLoader.load(Optional.of(Path.of("../conf/cluster.conf")), List.of())))
+        .containsEntry(
+            PROVIDER, "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider");
   }
 
   @Test
   void localConfKeepsSparksDefaultStateStore() {
-    assertThat(SparkConfOptions.fromConfig(
-        ConfigLoader.load(Optional.of(Path.of("../conf/local.conf")), List.of())))
+    assertThat(
+            SparkConfOptions.fromConfig(
+                ConfigLoader.load(Optional.of(Path.of("../conf/local.conf")), List.of())))
         .doesNotContainKey(PROVIDER);
   }
 }

@@ -16,8 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ConfigLoaderTest {
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private static Config load(String... sets) {
     return ConfigLoader.load(Optional.empty(), List.of(sets));
@@ -37,32 +36,40 @@ class ConfigLoaderTest {
   void unknownKeyIsRejectedWithItsNameAndASuggestion() {
     assertThatThrownBy(() -> load("lake.silver.watermark-dely=\"5 minutes\""))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Unknown key 'lake.silver.watermark-dely' (set in --set "
-            + "lake.silver.watermark-dely: 1); did you mean 'lake.silver.watermark-delay'?");
+        .hasMessage(
+            "Unknown key 'lake.silver.watermark-dely' (set in --set "
+                + "lake.silver.watermark-dely: 1); did you mean 'lake.silver.watermark-delay'?");
   }
 
   @Test
   void aReplacedKeyIsRejectedNamingTheKeyThatReplacedIt() throws Exception {
     assertThatThrownBy(() -> load("lake.profiler.correction-horizon=\"2 days\""))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Unknown key 'lake.profiler.correction-horizon' (set in --set "
-            + "lake.profiler.correction-horizon: 1); did you mean 'lake.correction.horizon'? It "
-            + "replaced this key");
+        .hasMessage(
+            "Unknown key 'lake.profiler.correction-horizon' (set in --set "
+                + "lake.profiler.correction-horizon: 1); did you mean 'lake.correction.horizon'? It "
+                + "replaced this key");
     Path f = tmp.resolve("old.conf");
     Files.writeString(f, "lake.profiler {\n  correction-horizon = 2 days\n}\n");
     assertThatThrownBy(() -> ConfigLoader.load(Optional.of(f), List.of()))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Unknown key 'lake.profiler.correction-horizon' (set in " + f + ": 2); did "
-            + "you mean 'lake.correction.horizon'? It replaced this key");
+        .hasMessage(
+            "Unknown key 'lake.profiler.correction-horizon' (set in "
+                + f
+                + ": 2); did "
+                + "you mean 'lake.correction.horizon'? It replaced this key");
   }
 
   @Test
   void everyReplacedKeyPointsAtAKeyThatExists() {
     Config defaults = ConfigLoader.defaults().resolve();
-    assertThat(ConfigLoader.REPLACED).isNotEmpty().allSatisfy((old, now) -> {
-      assertThat(defaults.hasPath(old)).as(old).isFalse();
-      assertThat(defaults.hasPath(now)).as(now).isTrue();
-    });
+    assertThat(ConfigLoader.REPLACED)
+        .isNotEmpty()
+        .allSatisfy(
+            (old, now) -> {
+              assertThat(defaults.hasPath(old)).as(old).isFalse();
+              assertThat(defaults.hasPath(now)).as(now).isTrue();
+            });
   }
 
   @Test
@@ -80,8 +87,9 @@ class ConfigLoaderTest {
     Config c = load("lake.silver.watermark-delay=\"ten minutes\"");
     assertThatThrownBy(() -> Settings.of(c).sub("lake.silver").positiveDuration("watermark-delay"))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value 'ten minutes' for key 'lake.silver.watermark-delay': expected "
-            + "a duration such as '10 minutes', '30 s' or '250 ms'");
+        .hasMessage(
+            "Invalid value 'ten minutes' for key 'lake.silver.watermark-delay': expected "
+                + "a duration such as '10 minutes', '30 s' or '250 ms'");
   }
 
   @Test
@@ -94,53 +102,64 @@ class ConfigLoaderTest {
 
   @Test
   void windowThatDoesNotDivideADayIsRefused() {
-    Config c = load("lake.event.fields=[{name=page, type=string}]",
-        "lake.gold.metrics.page_views={window=\"7 minutes\", group-by=[page], "
-            + "measures=[{name=views, function=count}]}");
+    Config c =
+        load(
+            "lake.event.fields=[{name=page, type=string}]",
+            "lake.gold.metrics.page_views={window=\"7 minutes\", group-by=[page], "
+                + "measures=[{name=views, function=count}]}");
     assertThatThrownBy(() -> Metrics.fromConfig(c))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Cannot start gold stream: window '7 minutes' does not divide a day "
-            + "(lake.gold.metrics.page_views.window)");
+        .hasMessage(
+            "Cannot start gold stream: window '7 minutes' does not divide a day "
+                + "(lake.gold.metrics.page_views.window)");
   }
 
   @Test
   void sumOverAStringFieldIsRefused() {
-    Config c = load("lake.event.fields=[{name=page, type=string}]",
-        "lake.gold.metrics.m={window=\"5 minutes\", group-by=[], "
-            + "measures=[{name=s, function=sum, column=page}]}");
+    Config c =
+        load(
+            "lake.event.fields=[{name=page, type=string}]",
+            "lake.gold.metrics.m={window=\"5 minutes\", group-by=[], "
+                + "measures=[{name=s, function=sum, column=page}]}");
     assertThatThrownBy(() -> Metrics.fromConfig(c))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value 'page' for key 'lake.gold.metrics.m.measures[0].column': sum "
-            + "needs a long or double field, not string");
+        .hasMessage(
+            "Invalid value 'page' for key 'lake.gold.metrics.m.measures[0].column': sum "
+                + "needs a long or double field, not string");
   }
 
   @Test
   void reservedOrUnsafeFieldNamesAreRefused() {
-    assertThatThrownBy(() -> EventSchema.fromConfig(
-        load("lake.event.fields=[{name=\"x; DROP TABLE\", type=string}]")))
+    assertThatThrownBy(
+            () ->
+                EventSchema.fromConfig(
+                    load("lake.event.fields=[{name=\"x; DROP TABLE\", type=string}]")))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value 'x; DROP TABLE' for key 'lake.event.fields[0].name': must be a "
-            + "plain identifier (letters, digits, underscore)");
-    assertThatThrownBy(() -> EventSchema.fromConfig(
-        load("lake.event.fields=[{name=payload, type=string}]")))
+        .hasMessage(
+            "Invalid value 'x; DROP TABLE' for key 'lake.event.fields[0].name': must be a "
+                + "plain identifier (letters, digits, underscore)");
+    assertThatThrownBy(
+            () -> EventSchema.fromConfig(load("lake.event.fields=[{name=payload, type=string}]")))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessageStartingWith("Invalid value 'payload' for key 'lake.event.fields[0].name': is "
-            + "a column latelake writes itself");
+        .hasMessageStartingWith(
+            "Invalid value 'payload' for key 'lake.event.fields[0].name': is "
+                + "a column latelake writes itself");
   }
 
   @Test
   void unknownTimeFormatIsRefused() {
     assertThatThrownBy(() -> EventSchema.fromConfig(load("lake.event.time-format=rfc2822")))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value 'rfc2822' for key 'lake.event.time-format': expected one of "
-            + "iso-8601, epoch-seconds, epoch-millis, auto");
+        .hasMessage(
+            "Invalid value 'rfc2822' for key 'lake.event.time-format': expected one of "
+                + "iso-8601, epoch-seconds, epoch-millis, auto");
   }
 
   @Test
   void overridesWinOverTheFileWhichWinsOverDefaults() throws Exception {
     Path f = tmp.resolve("a.conf");
-    Files.writeString(f, "lake.silver.watermark-delay = 3 minutes\n"
-        + "lake.gold.watermark-delay = 4 minutes\n");
+    Files.writeString(
+        f, "lake.silver.watermark-delay = 3 minutes\n" + "lake.gold.watermark-delay = 4 minutes\n");
     Config c = ConfigLoader.load(Optional.of(f), List.of("lake.gold.watermark-delay=5s"));
     assertThat(c.getDuration("lake.silver.watermark-delay")).isEqualTo(Duration.ofMinutes(3));
     assertThat(c.getDuration("lake.gold.watermark-delay")).isEqualTo(Duration.ofSeconds(5));
@@ -151,8 +170,8 @@ class ConfigLoaderTest {
   void missingFileAndMalformedOverrideAreUsageErrors() {
     assertThatThrownBy(() -> ConfigLoader.load(Optional.of(tmp.resolve("nope.conf")), List.of()))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Cannot read config file '" + tmp.resolve("nope.conf")
-            + "': no such file (--config)");
+        .hasMessage(
+            "Cannot read config file '" + tmp.resolve("nope.conf") + "': no such file (--config)");
     assertThatThrownBy(() -> load("lake.root"))
         .isInstanceOf(LakeConfigException.class)
         .hasMessageStartingWith("Invalid override 'lake.root' for --set: expected key=value");
@@ -160,9 +179,11 @@ class ConfigLoaderTest {
 
   @Test
   void effectiveConfigIsSortedWithSecretsMasked() {
-    String text = ConfigLoader.describe(load(
-        "lake.bronze.kafka.properties.\"sasl.jaas.config\"=\"user=a password=b\""));
-    assertThat(text).contains("lake.bronze.kafka.properties.\"sasl.jaas.config\" = ******")
+    String text =
+        ConfigLoader.describe(
+            load("lake.bronze.kafka.properties.\"sasl.jaas.config\"=\"user=a password=b\""));
+    assertThat(text)
+        .contains("lake.bronze.kafka.properties.\"sasl.jaas.config\" = ******")
         .doesNotContain("password=b");
     List<String> keys = text.lines().map(l -> l.trim().split(" = ")[0]).toList();
     assertThat(keys).isSorted();
@@ -172,39 +193,46 @@ class ConfigLoaderTest {
   void settingsOutsideLakeAreRefusedWithAHintToSparkConf() {
     assertThatThrownBy(() -> load("spark.sql.shuffle.partitions=1"))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid override 'spark.sql.shuffle.partitions=1' for --set: only keys "
-            + "under lake. can be set; a Spark setting goes under lake.spark.conf, e.g. --set "
-            + "'lake.spark.conf.\"spark.sql.shuffle.partitions\"=...'");
+        .hasMessage(
+            "Invalid override 'spark.sql.shuffle.partitions=1' for --set: only keys "
+                + "under lake. can be set; a Spark setting goes under lake.spark.conf, e.g. --set "
+                + "'lake.spark.conf.\"spark.sql.shuffle.partitions\"=...'");
   }
 
   @Test
   void sparkConfNamesAreUnquotedAndValidated() {
-    Config c = load("lake.spark.conf.\"spark.sql.shuffle.partitions\"=3",
-        "lake.spark.conf.spark.databricks.delta.snapshotPartitions=1",
-        "lake.spark.conf.\"spark.sql.session.timeZone\"=UTC");
-    assertThat(SparkConfOptions.fromConfig(c)).containsExactly(
-        java.util.Map.entry("spark.databricks.delta.snapshotPartitions", "1"),
-        java.util.Map.entry("spark.sql.session.timeZone", "UTC"),
-        java.util.Map.entry("spark.sql.shuffle.partitions", "3"));
+    Config c =
+        load(
+            "lake.spark.conf.\"spark.sql.shuffle.partitions\"=3",
+            "lake.spark.conf.spark.databricks.delta.snapshotPartitions=1",
+            "lake.spark.conf.\"spark.sql.session.timeZone\"=UTC");
+    assertThat(SparkConfOptions.fromConfig(c))
+        .containsExactly(
+            java.util.Map.entry("spark.databricks.delta.snapshotPartitions", "1"),
+            java.util.Map.entry("spark.sql.session.timeZone", "UTC"),
+            java.util.Map.entry("spark.sql.shuffle.partitions", "3"));
     assertThatThrownBy(() -> load("lake.spark.conf.\"sql.shuffle.partitions\"=3"))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid key 'lake.spark.conf.\"sql.shuffle.partitions\"': not a Spark "
-            + "setting (Spark settings start with spark.; Hadoop settings are written "
-            + "spark.hadoop.<key>)");
+        .hasMessage(
+            "Invalid key 'lake.spark.conf.\"sql.shuffle.partitions\"': not a Spark "
+                + "setting (Spark settings start with spark.; Hadoop settings are written "
+                + "spark.hadoop.<key>)");
     assertThatThrownBy(() -> load("lake.spark.conf=\"spark.sql.shuffle.partitions=3\""))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value 'spark.sql.shuffle.partitions=3' for key 'lake.spark.conf': "
-            + "expected an object of options, e.g. { \"security.protocol\" = \"SASL_SSL\" }, "
-            + "not string");
+        .hasMessage(
+            "Invalid value 'spark.sql.shuffle.partitions=3' for key 'lake.spark.conf': "
+                + "expected an object of options, e.g. { \"security.protocol\" = \"SASL_SSL\" }, "
+                + "not string");
   }
 
   @Test
   void aSessionTimeZoneOtherThanUtcIsRefusedWithTheReason() {
-    assertThatThrownBy(() -> load("lake.spark.conf.\"spark.sql.session.timeZone\"="
-        + "\"Europe/Berlin\""))
+    assertThatThrownBy(
+            () -> load("lake.spark.conf.\"spark.sql.session.timeZone\"=" + "\"Europe/Berlin\""))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value 'Europe/Berlin' for key "
-            + "'lake.spark.conf.\"spark.sql.session.timeZone\"': the session time zone must be "
-            + "UTC: event times, windows, ingest dates and date arguments are UTC throughout");
+        .hasMessage(
+            "Invalid value 'Europe/Berlin' for key "
+                + "'lake.spark.conf.\"spark.sql.session.timeZone\"': the session time zone must be "
+                + "UTC: event times, windows, ingest dates and date arguments are UTC throughout");
   }
 }

@@ -25,8 +25,8 @@ class SecretsTest {
     PLANTED.put(k + "\"ssl.keystore.password\"", "plant-04-keystore-password");
     PLANTED.put(k + "\"ssl.truststore.password\"", "plant-05-truststore-password");
     PLANTED.put(k + "\"basic.auth.user.info\"", "plant-06-user-info");
-    PLANTED.put(s + "\"spark.hadoop.fs.azure.account.key.acct.dfs.core.windows.net\"",
-        "plant-07-azure");
+    PLANTED.put(
+        s + "\"spark.hadoop.fs.azure.account.key.acct.dfs.core.windows.net\"", "plant-07-azure");
     PLANTED.put(s + "\"spark.hadoop.fs.gs.auth.service.account.private.key\"", "plant-08-gcs");
     PLANTED.put(s + "\"spark.hadoop.fs.s3a.secret.key\"", "plant-09-s3a-secret");
     PLANTED.put(s + "\"spark.hadoop.fs.s3a.access.key\"", "plant-10-s3a-access");
@@ -43,17 +43,25 @@ class SecretsTest {
 
   @Test
   void theDefaultRegexIsSparksOwnDefault() {
-    assertThat(Secrets.SPARK_REDACTION_REGEX).isEqualTo(
-        org.apache.spark.internal.config.package$.MODULE$.SECRET_REDACTION_PATTERN()
-            .defaultValueString());
+    assertThat(Secrets.SPARK_REDACTION_REGEX)
+        .isEqualTo(
+            org.apache
+                .spark
+                .internal
+                .config
+                .package$
+                .MODULE$
+                .SECRET_REDACTION_PATTERN()
+                .defaultValueString());
   }
 
   @Test
   void everyPlantedSecretIsMaskedInTheEffectiveConfiguration() {
     String text = ConfigLoader.describe(ConfigLoader.load(Optional.empty(), sets()));
-    PLANTED.forEach((key, value) -> {
-      assertThat(text).contains("  " + key + " = ******\n").doesNotContain(value);
-    });
+    PLANTED.forEach(
+        (key, value) -> {
+          assertThat(text).contains("  " + key + " = ******\n").doesNotContain(value);
+        });
     assertThat(text).contains("  lake.bronze.kafka.bootstrap-servers = \"127.0.0.1:9092\"\n");
     List<String> keys = text.lines().map(l -> l.trim().split(" = ")[0]).toList();
     assertThat(keys).isSorted();
@@ -61,55 +69,72 @@ class SecretsTest {
 
   @Test
   void withoutAConfiguredRegexOnlyTheDefaultsApply() {
-    Config c = ConfigLoader.load(Optional.empty(),
-        List.of("lake.spark.conf.\"spark.mycorp.vault\"=\"v\""));
+    Config c =
+        ConfigLoader.load(
+            Optional.empty(), List.of("lake.spark.conf.\"spark.mycorp.vault\"=\"v\""));
     assertThat(ConfigLoader.describe(c)).contains("lake.spark.conf.\"spark.mycorp.vault\" = \"v\"");
     assertThat(Secrets.fromConfig(c).isSecretKey("spark.mycorp.vault")).isFalse();
   }
 
   @Test
   void aMistypedSecretOverrideIsRefusedWithoutEchoingTheSecret() {
-    String set = "lake.bronze.kafka.properties.\"sasl.jaas.config=org.apache.kafka.common."
-        + "security.plain.PlainLoginModule required username=\"u\" password=\"hunter2-jaas\";";
+    String set =
+        "lake.bronze.kafka.properties.\"sasl.jaas.config=org.apache.kafka.common."
+            + "security.plain.PlainLoginModule required username=\"u\" password=\"hunter2-jaas\";";
     assertThatThrownBy(() -> ConfigLoader.load(Optional.empty(), List.of(set)))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid override 'lake.bronze.kafka.properties.\"sasl.jaas.config=******' "
-            + "for --set: the key is not a valid path (quote a name that holds dots, e.g. "
-            + "lake.spark.conf.\"spark.x.y\"=value)")
+        .hasMessage(
+            "Invalid override 'lake.bronze.kafka.properties.\"sasl.jaas.config=******' "
+                + "for --set: the key is not a valid path (quote a name that holds dots, e.g. "
+                + "lake.spark.conf.\"spark.x.y\"=value)")
         .satisfies(e -> assertThat(String.valueOf(e.getCause())).doesNotContain("hunter2"));
   }
 
   @Test
   void anUnparseableSecretValueIsNotEchoedNorIsTheParserMessage() {
-    assertThatThrownBy(() -> ConfigLoader.load(Optional.empty(),
-        List.of("lake.bronze.kafka.properties.\"ssl.key.password\"={hunter2")))
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Optional.empty(),
+                    List.of("lake.bronze.kafka.properties.\"ssl.key.password\"={hunter2")))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid override 'lake.bronze.kafka.properties.\"ssl.key.password\"=******' "
-            + "for --set: the value is not valid HOCON (parser message hidden: the key or value "
-            + "holds a secret)");
+        .hasMessage(
+            "Invalid override 'lake.bronze.kafka.properties.\"ssl.key.password\"=******' "
+                + "for --set: the value is not valid HOCON (parser message hidden: the key or value "
+                + "holds a secret)");
   }
 
   @Test
   void anInvalidValueUnderASecretKeyIsMaskedInTheMessage() {
-    assertThatThrownBy(() -> ConfigLoader.load(Optional.empty(),
-        List.of("lake.spark.conf.\"spark.sql.session.timeZone\"=\"token-zone\"")))
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Optional.empty(),
+                    List.of("lake.spark.conf.\"spark.sql.session.timeZone\"=\"token-zone\"")))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessageStartingWith("Invalid value '******' for key "
-            + "'lake.spark.conf.\"spark.sql.session.timeZone\"'");
-    assertThat(LakeConfigException.invalid("lake.x.\"fs.azure.account.key.a.blob\"", "s3cr",
-        "bad").getMessage()).isEqualTo(
-            "Invalid value '******' for key 'lake.x.\"fs.azure.account.key.a.blob\"': bad");
+        .hasMessageStartingWith(
+            "Invalid value '******' for key " + "'lake.spark.conf.\"spark.sql.session.timeZone\"'");
+    assertThat(
+            LakeConfigException.invalid("lake.x.\"fs.azure.account.key.a.blob\"", "s3cr", "bad")
+                .getMessage())
+        .isEqualTo("Invalid value '******' for key 'lake.x.\"fs.azure.account.key.a.blob\"': bad");
   }
 
   @Test
   void secretValuesOfALoadedConfigAreRedactedFromAnyErrorText() {
-    ConfigLoader.load(Optional.empty(), List.of("lake.bronze.kafka.properties.\"sasl.jaas.config\""
-        + "=\"org.apache.kafka.common.security.scram.ScramLoginModule required username=\\\"svc\\\" "
-        + "password=\\\"r3dact-me\\\";\""));
+    ConfigLoader.load(
+        Optional.empty(),
+        List.of(
+            "lake.bronze.kafka.properties.\"sasl.jaas.config\""
+                + "=\"org.apache.kafka.common.security.scram.ScramLoginModule required username=\\\"svc\\\" "
+                + "password=\\\"r3dact-me\\\";\""));
     assertThat(Secrets.redact("Unexpected token r3dact-me in JAAS config"))
         .isEqualTo("Unexpected token ****** in JAAS config");
-    assertThat(Secrets.revealsSecret(new IllegalStateException("wrapped",
-        new IllegalArgumentException("password=r3dact-me")))).isTrue();
+    assertThat(
+            Secrets.revealsSecret(
+                new IllegalStateException(
+                    "wrapped", new IllegalArgumentException("password=r3dact-me"))))
+        .isTrue();
     assertThat(Secrets.revealsSecret(new IllegalStateException("nothing secret"))).isFalse();
   }
 }

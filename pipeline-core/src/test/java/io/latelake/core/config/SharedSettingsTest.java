@@ -27,33 +27,44 @@ class SharedSettingsTest {
   void theCorrectionHorizonIsAtLeastTheGoldWatermarkDelay() {
     assertThat(SharedSettings.correctionHorizon(load("lake.correction.horizon=10 minutes")))
         .isEqualTo(Duration.ofMinutes(10));
-    assertThatThrownBy(() -> SharedSettings.correctionHorizon(
-        load("lake.correction.horizon=9 minutes")))
+    assertThatThrownBy(
+            () -> SharedSettings.correctionHorizon(load("lake.correction.horizon=9 minutes")))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value '9 minutes' for key 'lake.correction.horizon': must be at "
-            + "least lake.gold.watermark-delay (PT10M), or a settled window could still be open");
-    assertThat(SharedSettings.correctionHorizon(load("lake.correction.horizon=1 second",
-        "lake.gold.watermark-delay=100 milliseconds"))).isEqualTo(Duration.ofSeconds(1));
+        .hasMessage(
+            "Invalid value '9 minutes' for key 'lake.correction.horizon': must be at "
+                + "least lake.gold.watermark-delay (PT10M), or a settled window could still be open");
+    assertThat(
+            SharedSettings.correctionHorizon(
+                load(
+                    "lake.correction.horizon=1 second",
+                    "lake.gold.watermark-delay=100 milliseconds")))
+        .isEqualTo(Duration.ofSeconds(1));
     assertThatThrownBy(() -> SharedSettings.correctionHorizon(load("lake.correction.horizon=0s")))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value '0s' for key 'lake.correction.horizon': must be a positive "
-            + "duration");
+        .hasMessage(
+            "Invalid value '0s' for key 'lake.correction.horizon': must be a positive "
+                + "duration");
   }
 
   @Test
   void theDedupHorizonIsAtLeastTheGoldWatermarkDelay() {
-    assertThatThrownBy(() -> SharedSettings.dedupHorizon(
-        load("lake.correction.dedup-horizon=5 minutes")))
+    assertThatThrownBy(
+            () -> SharedSettings.dedupHorizon(load("lake.correction.dedup-horizon=5 minutes")))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value '5 minutes' for key 'lake.correction.dedup-horizon': must be "
-            + "at least lake.gold.watermark-delay (PT10M): the stream's own dedup already spans "
-            + "that much");
+        .hasMessage(
+            "Invalid value '5 minutes' for key 'lake.correction.dedup-horizon': must be "
+                + "at least lake.gold.watermark-delay (PT10M): the stream's own dedup already spans "
+                + "that much");
   }
 
   @Test
   void numbersAreReadFromNumbersAndNumericStrings() {
-    Settings s = Settings.of(load("lake.correction.audit-tolerance=0.25",
-        "lake.profiler.drop-max-share=\"1e-3\"", "lake.profiler.watermark-coverage=[0.5, 1, 2]"));
+    Settings s =
+        Settings.of(
+            load(
+                "lake.correction.audit-tolerance=0.25",
+                "lake.profiler.drop-max-share=\"1e-3\"",
+                "lake.profiler.watermark-coverage=[0.5, 1, 2]"));
     assertThat(s.number("lake.correction.audit-tolerance")).isEqualTo(0.25);
     assertThat(s.number("lake.profiler.drop-max-share")).isEqualTo(0.001);
     assertThat(s.numbers("lake.profiler.watermark-coverage")).containsExactly(0.5, 1.0, 2.0);
@@ -61,25 +72,33 @@ class SharedSettingsTest {
 
   @Test
   void aNumberThatIsNotOneNamesKeyAndValue() {
-    Settings s = Settings.of(load("lake.correction.audit-tolerance=lots",
-        "lake.profiler.drop-max-share=\"NaN\"", "lake.profiler.watermark-coverage=[0.5, high]",
-        "lake.profiler.correction-coverage=[0.5]"));
+    Settings s =
+        Settings.of(
+            load(
+                "lake.correction.audit-tolerance=lots",
+                "lake.profiler.drop-max-share=\"NaN\"",
+                "lake.profiler.watermark-coverage=[0.5, high]",
+                "lake.profiler.correction-coverage=[0.5]"));
     assertThatThrownBy(() -> s.number("lake.correction.audit-tolerance"))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value 'lots' for key 'lake.correction.audit-tolerance': expected a "
-            + "number");
+        .hasMessage(
+            "Invalid value 'lots' for key 'lake.correction.audit-tolerance': expected a "
+                + "number");
     assertThatThrownBy(() -> s.number("lake.profiler.drop-max-share"))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value 'NaN' for key 'lake.profiler.drop-max-share': expected a "
-            + "finite number");
+        .hasMessage(
+            "Invalid value 'NaN' for key 'lake.profiler.drop-max-share': expected a "
+                + "finite number");
     assertThatThrownBy(() -> s.number("lake.profiler.correction-coverage"))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value '[0.5]' for key 'lake.profiler.correction-coverage': expected "
-            + "a number");
+        .hasMessage(
+            "Invalid value '[0.5]' for key 'lake.profiler.correction-coverage': expected "
+                + "a number");
     assertThatThrownBy(() -> s.numbers("lake.profiler.watermark-coverage"))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value '[0.5, high]' for key 'lake.profiler.watermark-coverage': "
-            + "expected a list of numbers");
+        .hasMessage(
+            "Invalid value '[0.5, high]' for key 'lake.profiler.watermark-coverage': "
+                + "expected a list of numbers");
     assertThatThrownBy(() -> s.number("lake.profiler.nothing"))
         .isInstanceOf(LakeConfigException.class)
         .hasMessage("Missing required key 'lake.profiler.nothing'");

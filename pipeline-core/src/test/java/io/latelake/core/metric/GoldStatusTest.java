@@ -21,34 +21,38 @@ import org.junit.jupiter.api.io.TempDir;
  * would call every one of them settled; the last watermark of the gold stream decides instead.
  */
 class GoldStatusTest extends SparkTestBase {
-  static final MetricSpec PAGE_5M = new MetricSpec("page_5m", Duration.ofMinutes(5),
-      List.of("page"), List.of(), LatePolicy.RESTATE);
+  static final MetricSpec PAGE_5M =
+      new MetricSpec(
+          "page_5m", Duration.ofMinutes(5), List.of("page"), List.of(), LatePolicy.RESTATE);
   static final Duration HORIZON = Duration.ofHours(1);
 
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
   TableRegistry tables;
 
   @BeforeAll
   void writeLake() {
     tables = new TableRegistry(tmp.resolve("lake").toString());
-    save(tables.gold("page_5m"), "SELECT * FROM VALUES "
-        + "(TIMESTAMP'2024-05-14 10:00:00', TIMESTAMP'2024-05-14 10:05:00', 'restated', "
-        + "TIMESTAMP'2024-05-14 11:00:00'), "
-        + "(TIMESTAMP'2024-05-14 10:00:00', TIMESTAMP'2024-05-14 10:05:00', 'horizon-passed', "
-        + "CAST(NULL AS TIMESTAMP)), "
-        + "(TIMESTAMP'2024-05-14 10:05:00', TIMESTAMP'2024-05-14 10:10:00', 'closed-in-horizon', "
-        + "CAST(NULL AS TIMESTAMP)), "
-        + "(TIMESTAMP'2024-05-14 10:20:00', TIMESTAMP'2024-05-14 10:25:00', 'open', "
-        + "CAST(NULL AS TIMESTAMP)) "
-        + "AS t(window_start, window_end, page, corrected_at)");
+    save(
+        tables.gold("page_5m"),
+        "SELECT * FROM VALUES "
+            + "(TIMESTAMP'2024-05-14 10:00:00', TIMESTAMP'2024-05-14 10:05:00', 'restated', "
+            + "TIMESTAMP'2024-05-14 11:00:00'), "
+            + "(TIMESTAMP'2024-05-14 10:00:00', TIMESTAMP'2024-05-14 10:05:00', 'horizon-passed', "
+            + "CAST(NULL AS TIMESTAMP)), "
+            + "(TIMESTAMP'2024-05-14 10:05:00', TIMESTAMP'2024-05-14 10:10:00', 'closed-in-horizon', "
+            + "CAST(NULL AS TIMESTAMP)), "
+            + "(TIMESTAMP'2024-05-14 10:20:00', TIMESTAMP'2024-05-14 10:25:00', 'open', "
+            + "CAST(NULL AS TIMESTAMP)) "
+            + "AS t(window_start, window_end, page, corrected_at)");
     // Two gold micro-batches replayed in 2026; the silver query's later watermark is not gold's.
-    save(tables.streamProgress(), "SELECT * FROM VALUES "
-        + "('gold_page_5m', 0L, TIMESTAMP'2026-11-30 08:00:00', TIMESTAMP'2024-05-14 10:20:00'), "
-        + "('gold_page_5m', 1L, TIMESTAMP'2026-11-30 08:01:00', TIMESTAMP'2024-05-14 11:05:00'), "
-        + "('gold_page_5m', 2L, TIMESTAMP'2026-11-30 08:02:00', CAST(NULL AS TIMESTAMP)), "
-        + "('silver', 0L, TIMESTAMP'2026-11-30 08:00:00', TIMESTAMP'2024-05-15 00:00:00') "
-        + "AS t(query_name, batch_id, batch_timestamp, watermark)");
+    save(
+        tables.streamProgress(),
+        "SELECT * FROM VALUES "
+            + "('gold_page_5m', 0L, TIMESTAMP'2026-11-30 08:00:00', TIMESTAMP'2024-05-14 10:20:00'), "
+            + "('gold_page_5m', 1L, TIMESTAMP'2026-11-30 08:01:00', TIMESTAMP'2024-05-14 11:05:00'), "
+            + "('gold_page_5m', 2L, TIMESTAMP'2026-11-30 08:02:00', CAST(NULL AS TIMESTAMP)), "
+            + "('silver', 0L, TIMESTAMP'2026-11-30 08:00:00', TIMESTAMP'2024-05-15 00:00:00') "
+            + "AS t(query_name, batch_id, batch_timestamp, watermark)");
   }
 
   void save(String path, String select) {
@@ -56,8 +60,13 @@ class GoldStatusTest extends SparkTestBase {
   }
 
   List<String> statuses(Dataset<Row> withStatus) {
-    return withStatus.selectExpr("concat_ws(' ', page, status)").as(Encoders.STRING())
-        .collectAsList().stream().sorted().toList();
+    return withStatus
+        .selectExpr("concat_ws(' ', page, status)")
+        .as(Encoders.STRING())
+        .collectAsList()
+        .stream()
+        .sorted()
+        .toList();
   }
 
   @Test
@@ -65,21 +74,30 @@ class GoldStatusTest extends SparkTestBase {
     assertThat(GoldStatus.lastWatermark(spark, tables, PAGE_5M, Optional.empty()))
         .contains(Instant.parse("2024-05-14T11:05:00Z"));
     assertThat(statuses(GoldStatus.withStatus(spark, tables, PAGE_5M, HORIZON)))
-        .containsExactly("closed-in-horizon provisional", "horizon-passed settled",
-            "open provisional", "restated restated");
+        .containsExactly(
+            "closed-in-horizon provisional",
+            "horizon-passed settled",
+            "open provisional",
+            "restated restated");
   }
 
   @Test
   void asOfATimeOnlyTheMicroBatchesStartedByThenCount() {
-    Optional<Instant> then = GoldStatus.lastWatermark(spark, tables, PAGE_5M,
-        Optional.of(Instant.parse("2026-11-30T08:00:30Z")));
+    Optional<Instant> then =
+        GoldStatus.lastWatermark(
+            spark, tables, PAGE_5M, Optional.of(Instant.parse("2026-11-30T08:00:30Z")));
     assertThat(then).contains(Instant.parse("2024-05-14T10:20:00Z"));
     Dataset<Row> gold = spark.read().format("delta").load(tables.gold("page_5m"));
     assertThat(statuses(GoldStatus.withStatus(gold, then, HORIZON)))
-        .containsExactly("closed-in-horizon provisional", "horizon-passed provisional",
-            "open provisional", "restated restated");
-    assertThat(GoldStatus.lastWatermark(spark, tables, PAGE_5M,
-        Optional.of(Instant.parse("2026-11-30T07:59:59Z")))).isEmpty();
+        .containsExactly(
+            "closed-in-horizon provisional",
+            "horizon-passed provisional",
+            "open provisional",
+            "restated restated");
+    assertThat(
+            GoldStatus.lastWatermark(
+                spark, tables, PAGE_5M, Optional.of(Instant.parse("2026-11-30T07:59:59Z"))))
+        .isEmpty();
   }
 
   @Test
@@ -88,20 +106,32 @@ class GoldStatusTest extends SparkTestBase {
     assertThat(GoldStatus.lastWatermark(spark, empty, PAGE_5M, Optional.empty())).isEmpty();
     Dataset<Row> gold = spark.read().format("delta").load(tables.gold("page_5m"));
     assertThat(statuses(GoldStatus.withStatus(gold, Optional.empty(), HORIZON)))
-        .containsExactly("closed-in-horizon provisional", "horizon-passed provisional",
-            "open provisional", "restated restated");
-    assertThat(statuses(GoldStatus.withStatus(gold.drop("corrected_at"),
-        Optional.of(Instant.parse("2024-05-14T11:05:00Z")), HORIZON)))
-        .containsExactly("closed-in-horizon provisional", "horizon-passed settled",
-            "open provisional", "restated settled");
+        .containsExactly(
+            "closed-in-horizon provisional",
+            "horizon-passed provisional",
+            "open provisional",
+            "restated restated");
+    assertThat(
+            statuses(
+                GoldStatus.withStatus(
+                    gold.drop("corrected_at"),
+                    Optional.of(Instant.parse("2024-05-14T11:05:00Z")),
+                    HORIZON)))
+        .containsExactly(
+            "closed-in-horizon provisional",
+            "horizon-passed settled",
+            "open provisional",
+            "restated settled");
   }
 
   @Test
   void theRuleAsSqlIsWhatTheStatusViewsUse() {
-    assertThat(GoldStatus.sql("g.corrected_at", "g.window_end", "wm.last_watermark",
-        Duration.ofMinutes(90)))
-        .isEqualTo("CASE WHEN g.corrected_at IS NOT NULL THEN 'restated' WHEN "
-            + "timestampadd(MICROSECOND, 5400000000, g.window_end) <= wm.last_watermark "
-            + "THEN 'settled' ELSE 'provisional' END");
+    assertThat(
+            GoldStatus.sql(
+                "g.corrected_at", "g.window_end", "wm.last_watermark", Duration.ofMinutes(90)))
+        .isEqualTo(
+            "CASE WHEN g.corrected_at IS NOT NULL THEN 'restated' WHEN "
+                + "timestampadd(MICROSECOND, 5400000000, g.window_end) <= wm.last_watermark "
+                + "THEN 'settled' ELSE 'provisional' END");
   }
 }

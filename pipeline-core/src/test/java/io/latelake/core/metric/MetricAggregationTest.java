@@ -18,28 +18,36 @@ import org.junit.jupiter.api.Test;
 
 /** Windowed metric rows from a few static silver rows, without I/O. */
 class MetricAggregationTest extends SparkTestBase {
-  private static final StructType SILVER = StructType.fromDDL("event_id STRING, "
-      + "event_time TIMESTAMP, page STRING, value BIGINT, amount DOUBLE");
-  private static final MetricSpec PAGE_5M = new MetricSpec("page_5m", Duration.ofMinutes(5),
-      List.of("page"), List.of(
-          new Measure("views", Measure.Function.COUNT, Optional.empty()),
-          new Measure("total", Measure.Function.SUM, Optional.of("value")),
-          new Measure("spent", Measure.Function.SUM, Optional.of("amount")),
-          new Measure("lo", Measure.Function.MIN, Optional.of("value")),
-          new Measure("hi", Measure.Function.MAX, Optional.of("value"))),
-      LatePolicy.RESTATE);
+  private static final StructType SILVER =
+      StructType.fromDDL(
+          "event_id STRING, " + "event_time TIMESTAMP, page STRING, value BIGINT, amount DOUBLE");
+  private static final MetricSpec PAGE_5M =
+      new MetricSpec(
+          "page_5m",
+          Duration.ofMinutes(5),
+          List.of("page"),
+          List.of(
+              new Measure("views", Measure.Function.COUNT, Optional.empty()),
+              new Measure("total", Measure.Function.SUM, Optional.of("value")),
+              new Measure("spent", Measure.Function.SUM, Optional.of("amount")),
+              new Measure("lo", Measure.Function.MIN, Optional.of("value")),
+              new Measure("hi", Measure.Function.MAX, Optional.of("value"))),
+          LatePolicy.RESTATE);
 
   @Test
   void tumblingWindowsPerGroupWithEveryMeasureAndNullAsAGroup() {
     Dataset<Row> out = MetricAggregation.aggregate(silver(), PAGE_5M, null);
 
-    assertThat(out.schema().simpleString()).isEqualTo("struct<window_start:timestamp,"
-        + "window_end:timestamp,page:string,views:bigint,total:bigint,spent:double,lo:bigint,"
-        + "hi:bigint>");
-    assertThat(rows(out)).containsExactlyInAnyOrder(
-        "10:00-10:05 home 2 8 3.0 3 5",
-        "10:05-10:10 home 1 1 0.5 1 1",
-        "10:00-10:05 null 2 6 2.5 2 4");
+    assertThat(out.schema().simpleString())
+        .isEqualTo(
+            "struct<window_start:timestamp,"
+                + "window_end:timestamp,page:string,views:bigint,total:bigint,spent:double,lo:bigint,"
+                + "hi:bigint>");
+    assertThat(rows(out))
+        .containsExactlyInAnyOrder(
+            "10:00-10:05 home 2 8 3.0 3 5",
+            "10:05-10:10 home 1 1 0.5 1 1",
+            "10:00-10:05 null 2 6 2.5 2 4");
   }
 
   @Test
@@ -53,9 +61,13 @@ class MetricAggregationTest extends SparkTestBase {
 
   @Test
   void withoutGroupByOneRowPerWindow() {
-    MetricSpec all = new MetricSpec("all_10m", Duration.ofMinutes(10), List.of(),
-        List.of(new Measure("events", Measure.Function.COUNT, Optional.empty())),
-        LatePolicy.RESTATE);
+    MetricSpec all =
+        new MetricSpec(
+            "all_10m",
+            Duration.ofMinutes(10),
+            List.of(),
+            List.of(new Measure("events", Measure.Function.COUNT, Optional.empty())),
+            LatePolicy.RESTATE);
     List<String> rows = new ArrayList<>();
     for (Row r : MetricAggregation.aggregate(silver(), all, null).collectAsList()) {
       rows.add(hhmm(r.getTimestamp(0)) + "-" + hhmm(r.getTimestamp(1)) + " " + r.getLong(2));
@@ -64,25 +76,40 @@ class MetricAggregationTest extends SparkTestBase {
   }
 
   private Dataset<Row> silver() {
-    return spark.createDataFrame(Arrays.asList(
-        event("a", "10:01:00", "home", 3, 1.0),
-        event("b", "10:04:59.999", "home", 5, 2.0),
-        event("c", "10:05:00", "home", 1, 0.5),
-        event("d", "10:02:00", null, 2, 1.5),
-        event("e", "10:03:00", null, 4, 1.0)), SILVER);
+    return spark.createDataFrame(
+        Arrays.asList(
+            event("a", "10:01:00", "home", 3, 1.0),
+            event("b", "10:04:59.999", "home", 5, 2.0),
+            event("c", "10:05:00", "home", 1, 0.5),
+            event("d", "10:02:00", null, 2, 1.5),
+            event("e", "10:03:00", null, 4, 1.0)),
+        SILVER);
   }
 
   private static Row event(String id, String time, String page, long value, double amount) {
-    return RowFactory.create(id, Timestamp.from(Instant.parse("2024-05-14T" + time + "Z")), page,
-        value, amount);
+    return RowFactory.create(
+        id, Timestamp.from(Instant.parse("2024-05-14T" + time + "Z")), page, value, amount);
   }
 
   private static List<String> rows(Dataset<Row> out) {
     List<String> rows = new ArrayList<>();
     for (Row r : out.collectAsList()) {
-      rows.add(hhmm(r.getTimestamp(0)) + "-" + hhmm(r.getTimestamp(1)) + " " + r.getString(2)
-          + " " + r.getLong(3) + " " + r.getLong(4) + " " + r.getDouble(5) + " " + r.getLong(6)
-          + " " + r.getLong(7));
+      rows.add(
+          hhmm(r.getTimestamp(0))
+              + "-"
+              + hhmm(r.getTimestamp(1))
+              + " "
+              + r.getString(2)
+              + " "
+              + r.getLong(3)
+              + " "
+              + r.getLong(4)
+              + " "
+              + r.getDouble(5)
+              + " "
+              + r.getLong(6)
+              + " "
+              + r.getLong(7));
     }
     return rows;
   }

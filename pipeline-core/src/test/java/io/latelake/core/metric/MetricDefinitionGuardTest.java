@@ -26,16 +26,18 @@ import org.junit.jupiter.api.io.TempDir;
  * the property whose columns do not match, warn on a changed watermark delay.
  */
 class MetricDefinitionGuardTest extends SparkTestBase {
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   static final Measure VIEWS = MetricDefinitionTest.VIEWS;
   static final Measure PEAK = MetricDefinitionTest.PEAK;
 
   StructType goldSchema(boolean peak) {
-    StructType s = new StructType().add("window_start", DataTypes.TimestampType)
-        .add("window_end", DataTypes.TimestampType).add("page", DataTypes.StringType)
-        .add("views", DataTypes.LongType);
+    StructType s =
+        new StructType()
+            .add("window_start", DataTypes.TimestampType)
+            .add("window_end", DataTypes.TimestampType)
+            .add("page", DataTypes.StringType)
+            .add("views", DataTypes.LongType);
     if (peak) {
       s = s.add("peak", DataTypes.LongType);
     }
@@ -57,22 +59,28 @@ class MetricDefinitionGuardTest extends SparkTestBase {
 
     // The two property commits are metadata: a stream that never ran a micro-batch may start
     // again without its checkpoint.
-    CheckpointGuard.requireCheckpointIfTableHasData(spark, "gold_page_views_5m", path,
-        tmp.resolve("no-checkpoint").toString());
+    CheckpointGuard.requireCheckpointIfTableHasData(
+        spark, "gold_page_views_5m", path, tmp.resolve("no-checkpoint").toString());
 
-    MetricSpec changed = MetricDefinitionTest.spec(Duration.ofMinutes(10), List.of("page"),
-        VIEWS, PEAK);
-    LakeConfigException e = catchThrowableOfType(LakeConfigException.class,
-        () -> MetricDefinitionGuard.check(spark, path, changed, Duration.ofMinutes(10)));
+    MetricSpec changed =
+        MetricDefinitionTest.spec(Duration.ofMinutes(10), List.of("page"), VIEWS, PEAK);
+    LakeConfigException e =
+        catchThrowableOfType(
+            LakeConfigException.class,
+            () -> MetricDefinitionGuard.check(spark, path, changed, Duration.ofMinutes(10)));
     assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE);
-    assertThat(e).hasMessage("Cannot start gold stream gold_page_views_5m: metric page_views_5m "
-        + "(lake.gold.metrics.page_views_5m) differs from the definition gold.page_views_5m and "
-        + "its checkpoint were built with (window PT5M -> PT10M; measure added: "
-        + "peak=max(duration_s)). The stream cannot continue on them (its state holds the old "
-        + "aggregation). Run `latelake backfill --metric page_views_5m` to rebuild "
-        + "gold.page_views_5m from bronze with the new definition (the old table stays readable "
-        + "as an earlier Delta version), or restore the old definition: window=PT5M; "
-        + "group-by=[page]; measures=[views=count] (table " + path + ")");
+    assertThat(e)
+        .hasMessage(
+            "Cannot start gold stream gold_page_views_5m: metric page_views_5m "
+                + "(lake.gold.metrics.page_views_5m) differs from the definition gold.page_views_5m and "
+                + "its checkpoint were built with (window PT5M -> PT10M; measure added: "
+                + "peak=max(duration_s)). The stream cannot continue on them (its state holds the old "
+                + "aggregation). Run `latelake backfill --metric page_views_5m` to rebuild "
+                + "gold.page_views_5m from bronze with the new definition (the old table stays readable "
+                + "as an earlier Delta version), or restore the old definition: window=PT5M; "
+                + "group-by=[page]; measures=[views=count] (table "
+                + path
+                + ")");
     assertThat(TableProperties.get(spark, path, MetricDefinition.PROPERTY))
         .contains("window=PT5M; group-by=[page]; measures=[views=count]");
   }
@@ -81,21 +89,29 @@ class MetricDefinitionGuardTest extends SparkTestBase {
   void aTableWrittenBeforeThePropertyIsRecordedWhenItsColumnsMatchElseRefused() {
     String legacy = tmp.resolve("gold_legacy").toString();
     DeltaTables.createIfNotExists(spark, legacy, goldSchema(false), List.of(), Map.of());
-    MetricSpec withPeak = MetricDefinitionTest.spec(Duration.ofMinutes(5), List.of("page"),
-        VIEWS, PEAK);
-    LakeConfigException e = catchThrowableOfType(LakeConfigException.class,
-        () -> MetricDefinitionGuard.check(spark, legacy, withPeak, Duration.ofMinutes(10)));
-    assertThat(e).hasMessage("Cannot start gold stream gold_page_views_5m: metric page_views_5m "
-        + "(lake.gold.metrics.page_views_5m) differs from the definition gold.page_views_5m and "
-        + "its checkpoint were built with (table columns [window_start, window_end, page, views, "
-        + "updated_at, corrected_at] -> [window_start, window_end, page, views, peak, "
-        + "updated_at, corrected_at]). The stream cannot continue on them (its state holds the "
-        + "old aggregation). Run `latelake backfill --metric page_views_5m` to rebuild "
-        + "gold.page_views_5m from bronze with the new definition (the old table stays readable "
-        + "as an earlier Delta version), or restore the old definition (table " + legacy + ")");
+    MetricSpec withPeak =
+        MetricDefinitionTest.spec(Duration.ofMinutes(5), List.of("page"), VIEWS, PEAK);
+    LakeConfigException e =
+        catchThrowableOfType(
+            LakeConfigException.class,
+            () -> MetricDefinitionGuard.check(spark, legacy, withPeak, Duration.ofMinutes(10)));
+    assertThat(e)
+        .hasMessage(
+            "Cannot start gold stream gold_page_views_5m: metric page_views_5m "
+                + "(lake.gold.metrics.page_views_5m) differs from the definition gold.page_views_5m and "
+                + "its checkpoint were built with (table columns [window_start, window_end, page, views, "
+                + "updated_at, corrected_at] -> [window_start, window_end, page, views, peak, "
+                + "updated_at, corrected_at]). The stream cannot continue on them (its state holds the "
+                + "old aggregation). Run `latelake backfill --metric page_views_5m` to rebuild "
+                + "gold.page_views_5m from bronze with the new definition (the old table stays readable "
+                + "as an earlier Delta version), or restore the old definition (table "
+                + legacy
+                + ")");
     assertThat(TableProperties.get(spark, legacy, MetricDefinition.PROPERTY)).isEmpty();
 
-    MetricDefinitionGuard.check(spark, legacy,
+    MetricDefinitionGuard.check(
+        spark,
+        legacy,
         MetricDefinitionTest.spec(Duration.ofMinutes(5), List.of("page"), VIEWS),
         Duration.ofMinutes(10));
     assertThat(TableProperties.get(spark, legacy, MetricDefinition.PROPERTY))
@@ -106,42 +122,72 @@ class MetricDefinitionGuardTest extends SparkTestBase {
   void aChangedWatermarkDelayIsAWarningAndTheRecordedDelayStays() {
     String path = tmp.resolve("silver").toString();
     DeltaTables.createIfNotExists(spark, path, goldSchema(false), List.of(), Map.of());
-    assertThat(WatermarkDelays.check(spark, path, "silver_events", "lake.silver.watermark-delay",
-        Duration.ofMinutes(10))).isEmpty();
-    assertThat(WatermarkDelays.check(spark, path, "silver_events", "lake.silver.watermark-delay",
-        Duration.ofMinutes(10))).isEmpty();
-    assertThat(WatermarkDelays.check(spark, path, "silver_events", "lake.silver.watermark-delay",
-        Duration.ofMinutes(30))).contains("Stream silver_events: lake.silver.watermark-delay is "
-        + "PT30M but its checkpoint was created with PT10M (table property "
-        + "latelake.watermark.delay). Spark keeps the watermark stored in the checkpoint and only "
-        + "moves it forward: the longer delay takes effect only once event time has advanced by "
-        + "the difference; until then events it would admit are still dropped as late (the "
-        + "correction path restates their windows). To start from the new delay at once, start "
-        + "a new checkpoint (gold: latelake backfill --metric NAME).");
-    assertThat(WatermarkDelays.check(spark, path, "silver_events", "lake.silver.watermark-delay",
-        Duration.ofMinutes(2))).contains("Stream silver_events: lake.silver.watermark-delay is "
-        + "PT2M but its checkpoint was created with PT10M (table property "
-        + "latelake.watermark.delay). Spark keeps the watermark stored in the checkpoint and only "
-        + "moves it forward: the shorter delay takes effect from the next micro-batch with data. "
-        + "To start from the new delay at once, start a new checkpoint (gold: latelake backfill "
-        + "--metric NAME).");
+    assertThat(
+            WatermarkDelays.check(
+                spark,
+                path,
+                "silver_events",
+                "lake.silver.watermark-delay",
+                Duration.ofMinutes(10)))
+        .isEmpty();
+    assertThat(
+            WatermarkDelays.check(
+                spark,
+                path,
+                "silver_events",
+                "lake.silver.watermark-delay",
+                Duration.ofMinutes(10)))
+        .isEmpty();
+    assertThat(
+            WatermarkDelays.check(
+                spark,
+                path,
+                "silver_events",
+                "lake.silver.watermark-delay",
+                Duration.ofMinutes(30)))
+        .contains(
+            "Stream silver_events: lake.silver.watermark-delay is "
+                + "PT30M but its checkpoint was created with PT10M (table property "
+                + "latelake.watermark.delay). Spark keeps the watermark stored in the checkpoint and only "
+                + "moves it forward: the longer delay takes effect only once event time has advanced by "
+                + "the difference; until then events it would admit are still dropped as late (the "
+                + "correction path restates their windows). To start from the new delay at once, start "
+                + "a new checkpoint (gold: latelake backfill --metric NAME).");
+    assertThat(
+            WatermarkDelays.check(
+                spark, path, "silver_events", "lake.silver.watermark-delay", Duration.ofMinutes(2)))
+        .contains(
+            "Stream silver_events: lake.silver.watermark-delay is "
+                + "PT2M but its checkpoint was created with PT10M (table property "
+                + "latelake.watermark.delay). Spark keeps the watermark stored in the checkpoint and only "
+                + "moves it forward: the shorter delay takes effect from the next micro-batch with data. "
+                + "To start from the new delay at once, start a new checkpoint (gold: latelake backfill "
+                + "--metric NAME).");
     assertThat(TableProperties.get(spark, path, WatermarkDelays.PROPERTY)).contains("PT10M");
   }
 
   @Test
   void aTableWithDataAndNoCheckpointIsStillRefused() {
     String path = tmp.resolve("with_data").toString();
-    DeltaTables.createIfNotExists(spark, path, new StructType().add("x", DataTypes.LongType),
-        List.of(), Map.of());
+    DeltaTables.createIfNotExists(
+        spark, path, new StructType().add("x", DataTypes.LongType), List.of(), Map.of());
     TableProperties.set(spark, path, Map.of(WatermarkDelays.PROPERTY, "PT10M"));
     spark.range(1).toDF("x").write().format("delta").mode("append").save(path);
     String checkpoint = tmp.resolve("cp").toString();
-    LatelakeException e = catchThrowableOfType(LatelakeException.class,
-        () -> CheckpointGuard.requireCheckpointIfTableHasData(spark, "q", path, checkpoint));
+    LatelakeException e =
+        catchThrowableOfType(
+            LatelakeException.class,
+            () -> CheckpointGuard.requireCheckpointIfTableHasData(spark, "q", path, checkpoint));
     assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE);
-    assertThat(e).hasMessage("Cannot start stream 'q': table " + path + " has commits but "
-        + "checkpoint " + checkpoint + " has none. Restarting from scratch would read the input "
-        + "again; restore the checkpoint, or delete the table and the checkpoint to rebuild on "
-        + "purpose.");
+    assertThat(e)
+        .hasMessage(
+            "Cannot start stream 'q': table "
+                + path
+                + " has commits but "
+                + "checkpoint "
+                + checkpoint
+                + " has none. Restarting from scratch would read the input "
+                + "again; restore the checkpoint, or delete the table and the checkpoint to rebuild on "
+                + "purpose.");
   }
 }

@@ -19,10 +19,12 @@ class MetricDefinitionTest {
 
   @Test
   void theCanonicalFormNamesWindowGroupByAndMeasuresInOrderAndParsesBack() {
-    MetricDefinition d = MetricDefinition.of(
-        spec(Duration.ofMinutes(5), List.of("page", "source"), VIEWS, TOTAL));
-    assertThat(d.canonical()).isEqualTo("window=PT5M; group-by=[page, source]; "
-        + "measures=[views=count, total=sum(duration_s)]");
+    MetricDefinition d =
+        MetricDefinition.of(spec(Duration.ofMinutes(5), List.of("page", "source"), VIEWS, TOTAL));
+    assertThat(d.canonical())
+        .isEqualTo(
+            "window=PT5M; group-by=[page, source]; "
+                + "measures=[views=count, total=sum(duration_s)]");
     assertThat(MetricDefinition.parse(d.canonical())).contains(d);
     MetricDefinition none = MetricDefinition.of(spec(Duration.ofDays(1), List.of(), VIEWS));
     assertThat(none.canonical()).isEqualTo("window=PT24H; group-by=[]; measures=[views=count]");
@@ -33,33 +35,55 @@ class MetricDefinitionTest {
 
   @Test
   void eachChangeIsNamed() {
-    MetricDefinition built = MetricDefinition.of(
-        spec(Duration.ofMinutes(5), List.of("page"), VIEWS, TOTAL));
+    MetricDefinition built =
+        MetricDefinition.of(spec(Duration.ofMinutes(5), List.of("page"), VIEWS, TOTAL));
     assertThat(built.changesFrom(built)).isEmpty();
-    assertThat(MetricDefinition.of(spec(Duration.ofMinutes(5), List.of("page"), VIEWS, TOTAL,
-        PEAK)).changesFrom(built)).containsExactly("measure added: peak=max(duration_s)");
-    assertThat(MetricDefinition.of(spec(Duration.ofMinutes(10), List.of("page", "source"),
-        VIEWS)).changesFrom(built)).containsExactly("window PT5M -> PT10M",
-        "group-by [page] -> [page, source]", "measure removed: total=sum(duration_s)");
-    assertThat(MetricDefinition.of(spec(Duration.ofMinutes(5), List.of("page"), VIEWS,
-        new Measure("total", Measure.Function.MIN, Optional.of("duration_s"))))
-        .changesFrom(built)).containsExactly("measure changed: total=sum(duration_s) -> "
-        + "total=min(duration_s)");
-    assertThat(MetricDefinition.of(spec(Duration.ofMinutes(5), List.of("page"), TOTAL, VIEWS))
-        .changesFrom(built)).containsExactly("measures reordered: [views, total] -> "
-        + "[total, views]");
+    assertThat(
+            MetricDefinition.of(spec(Duration.ofMinutes(5), List.of("page"), VIEWS, TOTAL, PEAK))
+                .changesFrom(built))
+        .containsExactly("measure added: peak=max(duration_s)");
+    assertThat(
+            MetricDefinition.of(spec(Duration.ofMinutes(10), List.of("page", "source"), VIEWS))
+                .changesFrom(built))
+        .containsExactly(
+            "window PT5M -> PT10M",
+            "group-by [page] -> [page, source]",
+            "measure removed: total=sum(duration_s)");
+    assertThat(
+            MetricDefinition.of(
+                    spec(
+                        Duration.ofMinutes(5),
+                        List.of("page"),
+                        VIEWS,
+                        new Measure("total", Measure.Function.MIN, Optional.of("duration_s"))))
+                .changesFrom(built))
+        .containsExactly("measure changed: total=sum(duration_s) -> " + "total=min(duration_s)");
+    assertThat(
+            MetricDefinition.of(spec(Duration.ofMinutes(5), List.of("page"), TOTAL, VIEWS))
+                .changesFrom(built))
+        .containsExactly("measures reordered: [views, total] -> " + "[total, views]");
   }
 
   @Test
   void comparableMeasuresNeedTheSameWindowGroupByFunctionAndColumn() {
-    MetricDefinition built = MetricDefinition.of(
-        spec(Duration.ofMinutes(5), List.of("page"), VIEWS, TOTAL));
-    assertThat(MetricDefinition.of(spec(Duration.ofMinutes(5), List.of("page"), VIEWS, TOTAL,
-        PEAK)).comparableMeasures(built)).containsExactly("views", "total");
-    assertThat(MetricDefinition.of(spec(Duration.ofMinutes(5), List.of("page"), VIEWS,
-        new Measure("total", Measure.Function.MAX, Optional.of("duration_s"))))
-        .comparableMeasures(built)).containsExactly("views");
-    assertThat(MetricDefinition.of(spec(Duration.ofMinutes(10), List.of("page"), VIEWS, TOTAL))
-        .comparableMeasures(built)).isEmpty();
+    MetricDefinition built =
+        MetricDefinition.of(spec(Duration.ofMinutes(5), List.of("page"), VIEWS, TOTAL));
+    assertThat(
+            MetricDefinition.of(spec(Duration.ofMinutes(5), List.of("page"), VIEWS, TOTAL, PEAK))
+                .comparableMeasures(built))
+        .containsExactly("views", "total");
+    assertThat(
+            MetricDefinition.of(
+                    spec(
+                        Duration.ofMinutes(5),
+                        List.of("page"),
+                        VIEWS,
+                        new Measure("total", Measure.Function.MAX, Optional.of("duration_s"))))
+                .comparableMeasures(built))
+        .containsExactly("views");
+    assertThat(
+            MetricDefinition.of(spec(Duration.ofMinutes(10), List.of("page"), VIEWS, TOTAL))
+                .comparableMeasures(built))
+        .isEmpty();
   }
 }

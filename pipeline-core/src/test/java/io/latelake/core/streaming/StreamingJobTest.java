@@ -19,8 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The streaming template's common steps, on a one-stream job that copies positive values. */
 class StreamingJobTest extends SparkTestBase {
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   /** Streams {@code <root>/input} into {@code <root>/output}, keeping values above its config. */
   private static final class CopyJob extends StreamingJob<Long> {
@@ -31,10 +30,14 @@ class StreamingJobTest extends SparkTestBase {
     @Override
     protected List<StreamPlan> plans() {
       String root = context.tables().root();
-      return List.of(new StreamPlan("copy_values",
-          lakeTable("input_values", root + "/input", "input"),
-          in -> in.filter(in.col("value").gt(config)),
-          root + "/output", new StreamPlan.Append(), new TriggerSpec(true, Duration.ofSeconds(1))));
+      return List.of(
+          new StreamPlan(
+              "copy_values",
+              lakeTable("input_values", root + "/input", "input"),
+              in -> in.filter(in.col("value").gt(config)),
+              root + "/output",
+              new StreamPlan.Append(),
+              new TriggerSpec(true, Duration.ofSeconds(1))));
     }
   }
 
@@ -45,8 +48,10 @@ class StreamingJobTest extends SparkTestBase {
 
     assertThatThrownBy(job::starts)
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Cannot start copy stream: table input_values does not exist at " + root
-            + "/input (lake.root); run `latelake input` first");
+        .hasMessage(
+            "Cannot start copy stream: table input_values does not exist at "
+                + root
+                + "/input (lake.root); run `latelake input` first");
     assertThat(DeltaTables.exists(spark, root + "/output")).isFalse();
   }
 
@@ -68,20 +73,35 @@ class StreamingJobTest extends SparkTestBase {
     org.apache.commons.io.FileUtils.deleteDirectory(new File(root + "/_checkpoints/copy_values"));
     assertThatThrownBy(() -> new CopyJob(context).run())
         .isInstanceOf(LatelakeException.class)
-        .hasMessage("Cannot start stream 'copy_values': table " + root + "/output has commits "
-            + "but checkpoint " + root + "/_checkpoints/copy_values has none. Restarting from "
-            + "scratch would read the input again; restore the checkpoint, or delete the table "
-            + "and the checkpoint to rebuild on purpose.");
+        .hasMessage(
+            "Cannot start stream 'copy_values': table "
+                + root
+                + "/output has commits "
+                + "but checkpoint "
+                + root
+                + "/_checkpoints/copy_values has none. Restarting from "
+                + "scratch would read the input again; restore the checkpoint, or delete the table "
+                + "and the checkpoint to rebuild on purpose.");
     assertThat(output(root)).containsExactly(1L, 2L, 5L);
   }
 
   private void append(String root, Long... values) {
-    spark.createDataset(List.of(values), Encoders.LONG()).toDF("value")
-        .write().format("delta").mode("append").save(root + "/input");
+    spark
+        .createDataset(List.of(values), Encoders.LONG())
+        .toDF("value")
+        .write()
+        .format("delta")
+        .mode("append")
+        .save(root + "/input");
   }
 
   private List<Long> output(String root) {
-    return spark.read().format("delta").load(root + "/output").orderBy("value")
-        .as(Encoders.LONG()).collectAsList();
+    return spark
+        .read()
+        .format("delta")
+        .load(root + "/output")
+        .orderBy("value")
+        .as(Encoders.LONG())
+        .collectAsList();
   }
 }

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * One local[2] SparkSession per test class: UI off, two shuffle partitions, Delta enabled, UTC.
- * Built through the production {@link io.latelake.core.spark.SparkSessions} factory with the
- * master chosen here, as only tests and local launchers may do.
+ * Built through the production {@link io.latelake.core.spark.SparkSessions} factory with the master
+ * chosen here, as only tests and local launchers may do.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class SparkTestBase {
@@ -22,8 +22,10 @@ public abstract class SparkTestBase {
     System.setProperty("spark.master", "local[2]");
     System.setProperty("spark.ui.enabled", "false");
     System.setProperty("spark.sql.streaming.minBatchesToRetain", "100");
-    spark = io.latelake.core.spark.SparkSessions.create(getClass().getSimpleName(),
-        ConfigLoader.load(Optional.empty(), List.of("lake.spark.shuffle-partitions=2")));
+    spark =
+        io.latelake.core.spark.SparkSessions.create(
+            getClass().getSimpleName(),
+            ConfigLoader.load(Optional.empty(), List.of("lake.spark.shuffle-partitions=2")));
     spark.sparkContext().setLogLevel("WARN");
   }
 

@@ -26,20 +26,24 @@ class DayRangeTest {
   void badTextNamesTheOptionAndTheValue() {
     assertThatThrownBy(() -> DayRange.parse("--days", "2024-13-01"))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value '2024-13-01' for option '--days': expected a UTC day "
-            + "YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD");
+        .hasMessage(
+            "Invalid value '2024-13-01' for option '--days': expected a UTC day "
+                + "YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD");
     assertThatThrownBy(() -> DayRange.parse("--range", "2024-05-16..2024-05-14"))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value '2024-05-16..2024-05-14' for option '--range': the last day "
-            + "is before the first");
+        .hasMessage(
+            "Invalid value '2024-05-16..2024-05-14' for option '--range': the last day "
+                + "is before the first");
     assertThatThrownBy(() -> DayRange.parse("1014-01-01..2024-05-14"))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value '1014-01-01..2024-05-14' for option '--days': more than "
-            + "36600 days");
+        .hasMessage(
+            "Invalid value '1014-01-01..2024-05-14' for option '--days': more than "
+                + "36600 days");
     assertThatThrownBy(() -> DayRange.parse(null))
         .isInstanceOf(LakeConfigException.class)
-        .hasMessage("Invalid value 'null' for option '--days': expected a UTC day YYYY-MM-DD or "
-            + "a range YYYY-MM-DD..YYYY-MM-DD");
+        .hasMessage(
+            "Invalid value 'null' for option '--days': expected a UTC day YYYY-MM-DD or "
+                + "a range YYYY-MM-DD..YYYY-MM-DD");
   }
 
   @Test
