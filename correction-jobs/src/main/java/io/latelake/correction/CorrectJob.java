@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.TreeSet;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -132,18 +133,24 @@ public final class CorrectJob extends CorrectionAction<CorrectJob.Options, Corre
               version,
               LakeReads.latestVersion(spark, registry.gold(metric.name())),
               config.dedupHorizon());
-      sample =
-          step("recompute " + metric.name(), () -> corrections.limit(SAMPLE).collectAsList())
-              .stream()
-              .map(r -> Change.of(metric, r))
-              .toList();
-      changed = sample.size() < SAMPLE ? sample.size() : corrections.count();
-      if (changed > 0) {
-        perform(
-            metric.latePolicy().configName() + " " + metric.name(),
-            () ->
-                LatePolicies.apply(
-                    spark, tables, config, metric, corrections, runId(), startedAt()));
+      // Read several times below (sample, count, log, window bounds, MERGE): computed once.
+      corrections.persist(StorageLevel.MEMORY_AND_DISK());
+      try {
+        sample =
+            step("recompute " + metric.name(), () -> corrections.limit(SAMPLE).collectAsList())
+                .stream()
+                .map(r -> Change.of(metric, r))
+                .toList();
+        changed = sample.size() < SAMPLE ? sample.size() : corrections.count();
+        if (changed > 0) {
+          perform(
+              metric.latePolicy().configName() + " " + metric.name(),
+              () ->
+                  LatePolicies.apply(
+                      spark, tables, config, metric, corrections, runId(), startedAt()));
+        }
+      } finally {
+        corrections.unpersist();
       }
     }
     perform(
