@@ -120,24 +120,18 @@ public final class RunMain extends JobCommand<RunMain.Layers> {
     return ExitCode.OK;
   }
 
-  /** {@code --available-now}: bronze, silver, gold, each to the end of its input; exit 0. */
+  /**
+   * {@code --available-now}: bronze, silver, gold, each to the end of its input (each logs one line
+   * per query when done); exit 0. A SIGTERM between layers starts no further layer.
+   */
   private static ExitCode runInOrder(JobContext context, Layers layers) {
-    List<StreamSummary> done = new ArrayList<>();
     LOG.info("Running bronze, silver and gold in order, each to the end of its input");
-    done.add(new BronzeJob(context, layers.bronze()).run().summary());
+    new BronzeJob(context, layers.bronze()).run();
     if (!ShutdownHookManager.get().isShutdownInProgress()) {
-      done.add(new SilverJob(context, layers.silver()).run().summary());
+      new SilverJob(context, layers.silver()).run();
     }
     if (!ShutdownHookManager.get().isShutdownInProgress()) {
-      done.addAll(new GoldJob(context, layers.gold()).run().summaries());
-    }
-    for (StreamSummary s : done) {
-      LOG.info(
-          "{} done: {} micro-batches, {} rows read, {} dropped by the watermark",
-          s.queryName(),
-          s.batches(),
-          s.inputRows(),
-          s.droppedByWatermark());
+      new GoldJob(context, layers.gold()).run();
     }
     return ExitCode.OK;
   }
