@@ -258,7 +258,7 @@ class NotebooksSeedExampleTest {
                 + "restated {\"views\":1,\"total_duration_s\":7.0} → "
                 + "{\"views\":2,\"total_duration_s\":12.0} LATE_ARRIVAL");
     assertThat(Files.readString(tmp.resolve("01_gold_overview.html")))
-        .contains("<h1>Gold overview</h1>", "<td>restated</td>", "cell 4: 2 rows");
+        .contains("<h1>Gold overview</h1>", "<td>restated</td>", "cell 4: 3 rows");
   }
 
   @Test
