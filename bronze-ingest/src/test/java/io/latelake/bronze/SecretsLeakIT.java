@@ -81,6 +81,7 @@ class SecretsLeakIT extends SparkTestBase {
       if (arg.startsWith("--add-")
           || arg.startsWith("-XX:+Ignore")
           || arg.startsWith("-XX:TieredStopAtLevel")
+          || arg.startsWith("-XX:ReservedCodeCacheSize")
           || arg.startsWith("-Djdk.reflect")
           || arg.startsWith("-Dio.netty")) {
         cmd.add(arg);

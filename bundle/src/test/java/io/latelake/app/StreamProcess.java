@@ -49,7 +49,8 @@ final class StreamProcess implements AutoCloseable {
     }
     // A child lives for seconds to a few minutes: the client compiler alone starts it sooner
     // and leaves the two cores to Spark instead of to C2 compiler threads.
-    cmd.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+    cmd.addAll(
+        List.of("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=240m", "-XX:+UseSerialGC"));
     cmd.addAll(
         List.of(
             "-Xmx1g",
