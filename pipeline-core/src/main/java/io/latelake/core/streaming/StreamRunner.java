@@ -282,16 +282,27 @@ public final class StreamRunner {
   }
 
   /**
-   * Stops each query as soon as it is between two micro-batches; after {@link #STOP_GRACE} the rest
-   * are stopped mid-batch (that micro-batch is replayed on the next start).
+   * Stops each query as soon as it is between two micro-batches, or as soon as the micro-batch it
+   * was running when the stop came has completed: a query whose micro-batches run back to back
+   * (each longer than its trigger interval) is never seen idle, so it is stopped right after that
+   * micro-batch, interrupting the next one at its start (that one is replayed on the next start).
+   * After {@link #STOP_GRACE} the rest are stopped mid-batch.
    */
   private static void stopBetweenBatches(List<StreamingQuery> queries) {
     List<StreamingQuery> left = new ArrayList<>(queries);
+    java.util.Map<StreamingQuery, Long> running = new java.util.IdentityHashMap<>();
+    for (StreamingQuery q : queries) {
+      running.put(q, lastBatchId(q));
+    }
     long deadline = System.nanoTime() + STOP_GRACE.toNanos();
     while (!left.isEmpty() && System.nanoTime() < deadline) {
       for (var it = left.iterator(); it.hasNext(); ) {
         StreamingQuery q = it.next();
         if (!q.isActive() || !q.status().isTriggerActive()) {
+          stopQuietly(q);
+          it.remove();
+        } else if (lastBatchId(q) > running.get(q)) {
+          quietInterruptedWriters();
           stopQuietly(q);
           it.remove();
         }
@@ -363,6 +374,14 @@ public final class StreamRunner {
       org.apache.logging.log4j.core.config.Configurator.setLevel(
           logger, org.apache.logging.log4j.Level.OFF);
     }
+  }
+
+  /**
+   * @return the id of the query's last completed micro-batch, -1 before the first
+   */
+  private static long lastBatchId(StreamingQuery q) {
+    StreamingQueryProgress p = q.lastProgress();
+    return p == null ? -1 : p.batchId();
   }
 
   private static void stopQuietly(StreamingQuery q) {
