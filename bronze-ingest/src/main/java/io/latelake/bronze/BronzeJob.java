@@ -38,8 +38,10 @@ public final class BronzeJob extends StreamingJob<BronzeConfig> {
   }
 
   private Dataset<Row> source() {
-    SourceSwitchGuard.requireSameSource(
-        context.spark(), context.tables().bronzeEvents(), config.source(), config.queryName());
+    if (context.firstCheck("source:" + config.queryName())) {
+      SourceSwitchGuard.requireSameSource(
+          context.spark(), context.tables().bronzeEvents(), config.source(), config.queryName());
+    }
     return switch (config.source()) {
       case KAFKA -> BronzeSources.kafka(context.spark(), config);
       case FILES -> BronzeSources.files(context.spark(), config);

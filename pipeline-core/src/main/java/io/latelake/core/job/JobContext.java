@@ -4,7 +4,9 @@ import io.latelake.core.table.TableRegistry;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -17,9 +19,16 @@ import org.apache.spark.sql.SparkSession;
  * @param clock the run's clock (UTC); tests pass a fixed one
  * @param startedAt when the run started, truncated to microseconds (Delta's timestamp precision)
  * @param runSuffix 8 random hex digits that make this run's ids unique
+ * @param startChecks the start checks that have passed in this context (see {@link
+ *     #firstCheck(String)})
  */
 public record JobContext(
-    SparkSession spark, TableRegistry tables, Clock clock, Instant startedAt, String runSuffix) {
+    SparkSession spark,
+    TableRegistry tables,
+    Clock clock,
+    Instant startedAt,
+    String runSuffix,
+    Set<String> startChecks) {
 
   /** A context for a run starting now on {@code clock}. */
   public static JobContext start(SparkSession spark, TableRegistry tables, Clock clock) {
@@ -28,12 +37,26 @@ public record JobContext(
         tables,
         clock,
         clock.instant().truncatedTo(ChronoUnit.MICROS),
-        UUID.randomUUID().toString().substring(0, 8));
+        UUID.randomUUID().toString().substring(0, 8),
+        ConcurrentHashMap.newKeySet());
   }
 
   /** A context for a run starting now on the system UTC clock. */
   public static JobContext start(SparkSession spark, TableRegistry tables) {
     return start(spark, tables, Clock.systemUTC());
+  }
+
+  /**
+   * Whether a start check (an output table's recorded definition, a checkpoint's source kind, ...)
+   * still has to run in this context. A context whose jobs run many times (the lock-step fast path
+   * runs bronze, silver and gold once per step on one context) checks each stream's start
+   * conditions before its first run only: nothing but its own runs changes them in between.
+   *
+   * @param check what is checked, e.g. {@code checkOutput:silver}
+   * @return true the first time {@code check} is asked for in this context, false afterwards
+   */
+  public boolean firstCheck(String check) {
+    return startChecks.add(check);
   }
 
   /**

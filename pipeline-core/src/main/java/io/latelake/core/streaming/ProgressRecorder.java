@@ -45,7 +45,10 @@ import org.slf4j.LoggerFactory;
  * connector failure handled by {@link StreamRunner}, loses them. Before a query starts (and before
  * it is restarted) {@link #recordMissing} therefore compares the checkpoint's commit log with the
  * table and writes a row for every committed micro-batch without one, with the watermark and start
- * time Spark planned it with, null figures, and {@code recovery} naming why.
+ * time Spark planned it with, null figures, and {@code recovery} naming why. The table is read for
+ * that only when this JVM has not itself written a query's rows up to its last committed
+ * micro-batch (a process that runs a query many times, as the lock-step fast path does, reads it
+ * once per query).
  *
  * <p>Schema of {@code monitoring.stream_progress}: {@code query_name} string, {@code query_id}
  * string, {@code run_id} string (null in recovered rows), {@code batch_id} long, {@code
@@ -86,6 +89,12 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
           .add("recorded_at", DataTypes.TimestampType)
           .add("rows_dropped_duplicates", DataTypes.LongType)
           .add("recovery", DataTypes.StringType);
+
+  /**
+   * Highest batch id whose row this JVM has written, per table path and query id: rows up to it are
+   * in the table (a write carries every earlier row that was not written yet).
+   */
+  private static final Map<String, Long> WRITTEN = new ConcurrentHashMap<>();
 
   private final SparkSession spark;
   private final String tablePath;
@@ -235,7 +244,8 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     UUID queryId = id.get();
     flush();
     var committed = cp.lastCommitted();
-    if (committed.isEmpty()) {
+    if (committed.isEmpty()
+        || WRITTEN.getOrDefault(writtenKey(queryId), -1L) >= committed.getAsLong()) {
       return 0;
     }
     Row r =
@@ -290,6 +300,10 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     return rows.size();
   }
 
+  private String writtenKey(UUID queryId) {
+    return tablePath + "|" + queryId;
+  }
+
   private void enqueue(UUID queryId, List<Row> rows, long version) {
     writer.execute(() -> write(queryId, rows, version));
   }
@@ -310,6 +324,7 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
             .option("mergeSchema", "true")
             .save(tablePath);
         unwritten.remove(queryId);
+        WRITTEN.merge(writtenKey(queryId), version, Math::max);
         return;
       } catch (Exception e) {
         // Spark's own exceptions (SparkException) are checked in Java but thrown anyway.

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * transform applied, the checkpoint guarded ({@link CheckpointGuard}: a table with commits and no
  * checkpoint is an error), the output table created when missing, and a {@link StreamRunner.Start}
  * made that starts the query named {@code queryName} on the checkpoint {@code
- * _checkpoints/<queryName>}.
+ * _checkpoints/<queryName>}. The checkpoint guard, the table creation and {@link #checkOutput} run
+ * before a stream's first run in a {@link JobContext} only ({@link JobContext#firstCheck}).
  *
  * @param <C> the job's typed config
  */
@@ -146,16 +147,18 @@ public abstract class StreamingJob<C> {
     SparkSession spark = context.spark();
     Dataset<Row> out = p.transform().apply(p.source().get());
     String checkpoint = context.tables().checkpoint(p.queryName());
-    CheckpointGuard.requireCheckpointIfTableHasData(
-        spark, p.queryName(), p.outputPath(), checkpoint);
-    StreamPlan.Sink sink = p.sink();
-    DeltaTables.createIfNotExists(
-        spark,
-        p.outputPath(),
-        sink.tableSchema(out.schema()),
-        sink instanceof StreamPlan.Append a ? a.partitionBy() : List.of(),
-        sink instanceof StreamPlan.Merge m ? m.tableProperties() : Map.of());
-    checkOutput(p);
+    if (context.firstCheck("output:" + p.queryName())) {
+      CheckpointGuard.requireCheckpointIfTableHasData(
+          spark, p.queryName(), p.outputPath(), checkpoint);
+      StreamPlan.Sink sink = p.sink();
+      DeltaTables.createIfNotExists(
+          spark,
+          p.outputPath(),
+          sink.tableSchema(out.schema()),
+          sink instanceof StreamPlan.Append a ? a.partitionBy() : List.of(),
+          sink instanceof StreamPlan.Merge m ? m.tableProperties() : Map.of());
+      checkOutput(p);
+    }
     return new StreamRunner.Start(p.queryName(), checkpoint, () -> start(out, p, checkpoint));
   }
 
