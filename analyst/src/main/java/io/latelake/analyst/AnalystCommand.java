@@ -9,6 +9,7 @@ import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
 
 /**
  * The shape of the analyst commands' {@code main}, as {@code JobCommand} with the catalog session
@@ -30,12 +31,15 @@ abstract class AnalystCommand<T> implements Callable<Integer> {
 
   abstract ExitCode run(SparkSession spark, Config config, T prepared);
 
+  /** The group this command is a subcommand of ({@code catalog}, {@code notebook}); else null. */
+  @ParentCommand CommandGroup parent;
+
   /**
    * @return the options given to the parent command ({@code catalog --config F register}), if any:
    *     the launcher puts {@code --config} right after the first word
    */
   ConfigOptions parentOptions() {
-    return null;
+    return parent == null ? null : parent.options;
   }
 
   /**
