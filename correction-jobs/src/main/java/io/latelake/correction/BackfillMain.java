@@ -49,11 +49,6 @@ public final class BackfillMain extends JobCommand<BackfillMain.Prepared> {
   }
 
   @Override
-  protected String appName() {
-    return "latelake-backfill";
-  }
-
-  @Override
   protected Prepared prepare(Config config) {
     TableRegistry.fromConfig(config);
     CorrectionConfig c = CorrectionConfig.fromConfig(config);
