@@ -24,8 +24,9 @@ import org.apache.spark.sql.types.StructType;
  *                                  old_values (JSON, null for a new row), new_values (JSON, null
  *                                  for a removed row), reason, policy, corrected_at
  * monitoring.pending_&lt;metric&gt;      staged corrections of a reconcile metric: the corrections
- *                                  schema ({@link Corrections#diff}) + run_id, staged_at,
- *                                  applied_at, applied_by
+ *                                  schema ({@link Corrections#diff}: old_values, new_values as
+ *                                  structs of the measures) + run_id, staged_at, applied_at,
+ *                                  applied_by
  * monitoring.recompute_audit       run_id, job, metric, period_start, period_end, keys,
  *                                  published (JSON), recomputed (JSON), difference double (largest
  *                                  absolute difference over the measures), beyond_tolerance,
