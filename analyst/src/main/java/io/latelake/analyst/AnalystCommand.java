@@ -31,15 +31,18 @@ abstract class AnalystCommand<T> implements Callable<Integer> {
 
   abstract ExitCode run(SparkSession spark, Config config, T prepared);
 
-  /** The group this command is a subcommand of ({@code catalog}, {@code notebook}); else null. */
-  @ParentCommand CommandGroup parent;
+  /**
+   * The command this one is a subcommand of: a {@link CommandGroup} ({@code catalog}, {@code
+   * notebook}) whose options it takes, or the {@code latelake} CLI (for {@code sql}); else null.
+   */
+  @ParentCommand Object parent;
 
   /**
    * @return the options given to the parent command ({@code catalog --config F register}), if any:
    *     the launcher puts {@code --config} right after the first word
    */
   ConfigOptions parentOptions() {
-    return parent == null ? null : parent.options;
+    return parent instanceof CommandGroup group ? group.options : null;
   }
 
   /**
