@@ -9,6 +9,7 @@ import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
 
 /**
  * The shape of the analyst commands' {@code main}, as {@code JobCommand} with the catalog session
@@ -31,11 +32,17 @@ abstract class AnalystCommand<T> implements Callable<Integer> {
   abstract ExitCode run(SparkSession spark, Config config, T prepared);
 
   /**
+   * The command this one is a subcommand of: a {@link CommandGroup} ({@code catalog}, {@code
+   * notebook}) whose options it takes, or the {@code latelake} CLI (for {@code sql}); else null.
+   */
+  @ParentCommand Object parent;
+
+  /**
    * @return the options given to the parent command ({@code catalog --config F register}), if any:
    *     the launcher puts {@code --config} right after the first word
    */
   ConfigOptions parentOptions() {
-    return null;
+    return parent instanceof CommandGroup group ? group.options : null;
   }
 
   /**

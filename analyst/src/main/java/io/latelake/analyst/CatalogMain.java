@@ -9,7 +9,6 @@ import java.io.PrintWriter;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -23,19 +22,9 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Register latelake tables and status views in the catalog.",
     subcommands = CatalogMain.Register.class)
-public final class CatalogMain implements Runnable {
-  @Spec CommandSpec spec;
-
-  @picocli.CommandLine.Mixin
-  io.latelake.core.cli.ConfigOptions options = new io.latelake.core.cli.ConfigOptions();
-
+public final class CatalogMain extends CommandGroup {
   public static void main(String[] args) {
     System.exit(Launcher.execute(new CatalogMain(), args));
-  }
-
-  @Override
-  public void run() {
-    throw new ParameterException(spec.commandLine(), "name a subcommand: register");
   }
 
   /** {@code catalog register}. */
@@ -47,13 +36,6 @@ public final class CatalogMain implements Runnable {
               + "create the <metric>_status views; idempotent.")
   static final class Register extends AnalystCommand<CatalogConfig> {
     @Spec CommandSpec spec;
-
-    @picocli.CommandLine.ParentCommand CatalogMain parent;
-
-    @Override
-    io.latelake.core.cli.ConfigOptions parentOptions() {
-      return parent == null ? null : parent.options;
-    }
 
     @Override
     String appName() {

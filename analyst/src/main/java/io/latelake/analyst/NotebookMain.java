@@ -18,7 +18,6 @@ import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -35,19 +34,9 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Run analyst notebooks (Databricks source format) against the catalog.",
     subcommands = NotebookMain.Run.class)
-public final class NotebookMain implements Runnable {
-  @Spec CommandSpec spec;
-
-  @picocli.CommandLine.Mixin
-  io.latelake.core.cli.ConfigOptions options = new io.latelake.core.cli.ConfigOptions();
-
+public final class NotebookMain extends CommandGroup {
   public static void main(String[] args) {
     System.exit(Launcher.execute(new NotebookMain(), args));
-  }
-
-  @Override
-  public void run() {
-    throw new ParameterException(spec.commandLine(), "name a subcommand: run");
   }
 
   record Prepared(Notebook notebook, Map<String, String> params, Path output) {}
@@ -81,13 +70,6 @@ public final class NotebookMain implements Runnable {
     int maxRows;
 
     @Spec CommandSpec spec;
-
-    @picocli.CommandLine.ParentCommand NotebookMain parent;
-
-    @Override
-    io.latelake.core.cli.ConfigOptions parentOptions() {
-      return parent == null ? null : parent.options;
-    }
 
     @Override
     String appName() {

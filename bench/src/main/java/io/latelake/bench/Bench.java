@@ -14,6 +14,7 @@ import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.time.DayRange;
 import io.latelake.correction.CorrectJob;
+import io.latelake.correction.CorrectResult;
 import io.latelake.correction.CorrectionConfig;
 import io.latelake.gold.GoldConfig;
 import io.latelake.gold.GoldJob;
@@ -370,7 +371,7 @@ public final class Bench {
     new BronzeJob(JobContext.start(spark, t), bc).run();
     new SilverJob(JobContext.start(spark, t), sc).run();
     new GoldJob(JobContext.start(spark, t), gc).run();
-    CorrectJob.Result[] result = new CorrectJob.Result[1];
+    CorrectResult[] result = new CorrectResult[1];
     double ours =
         time(
             () ->

@@ -16,6 +16,7 @@ import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.spark.SparkSessions;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.correction.CorrectJob;
+import io.latelake.correction.CorrectResult;
 import io.latelake.correction.CorrectionConfig;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -125,7 +126,7 @@ public final class DemoCommand implements Callable<Integer> {
   private static void correct(PrintWriter out, SparkSession spark, Config config) {
     CorrectionConfig cc = CorrectionConfig.fromConfig(config);
     long started = System.nanoTime();
-    CorrectJob.Result r =
+    CorrectResult r =
         new CorrectJob(
                 JobContext.start(spark, TableRegistry.fromConfig(config)),
                 new CorrectJob.Options(
@@ -133,7 +134,7 @@ public final class DemoCommand implements Callable<Integer> {
             .run();
     out.printf(
         "%n== correct (run %s, %.0f s) ==%n", r.runId(), (System.nanoTime() - started) / 1e9);
-    for (CorrectJob.MetricResult m : r.metrics()) {
+    for (CorrectResult.MetricResult m : r.metrics()) {
       out.printf(
           "gold.%s (late policy %s): watermark %s, %,d windows touched, %,d closed and "
               + "recomputed from bronze, %,d still open (deferred), %,d rows restated%n",
@@ -144,7 +145,7 @@ public final class DemoCommand implements Callable<Integer> {
           m.closedWindows(),
           m.deferredWindows(),
           m.rowsChanged());
-      for (CorrectJob.Change c : m.changes()) {
+      for (CorrectResult.Change c : m.changes()) {
         out.printf(
             "  %s %s: %s -> %s (%s)%n",
             c.windowStart(),

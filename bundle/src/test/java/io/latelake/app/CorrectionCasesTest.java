@@ -10,6 +10,7 @@ import io.latelake.core.testing.SparkTestBase;
 import io.latelake.core.time.DayRange;
 import io.latelake.correction.AuditJob;
 import io.latelake.correction.CorrectJob;
+import io.latelake.correction.CorrectResult;
 import io.latelake.correction.CorrectionConfig;
 import io.latelake.correction.RangeSpec;
 import io.latelake.correction.RebuildJob;
@@ -70,7 +71,7 @@ class CorrectionCasesTest extends SparkTestBase {
     assertThat(gold(f))
         .containsExactly("p 12:10 1 2 false", "p 12:20 1 1 false", "q 12:05 1 3 false");
 
-    CorrectJob.Result first =
+    CorrectResult first =
         new CorrectJob(
                 JobContext.start(spark, tables),
                 new CorrectJob.Options(
@@ -88,7 +89,7 @@ class CorrectionCasesTest extends SparkTestBase {
 
     f.land(event("later", "2024-05-14T12:40:00Z", "2024-05-14T12:40:01Z", "z", 1));
     fast.step();
-    CorrectJob.Result second =
+    CorrectResult second =
         new CorrectJob(
                 JobContext.start(spark, tables),
                 new CorrectJob.Options(config, config.metrics(), Optional.empty()))
@@ -139,7 +140,7 @@ class CorrectionCasesTest extends SparkTestBase {
     assertThat(gold(f))
         .containsExactly("home 12:00 1 5 false", "home 12:25 1 5 false", "other 12:30 1 1 false");
 
-    CorrectJob.Result first =
+    CorrectResult first =
         new CorrectJob(
                 JobContext.start(spark, tables),
                 new CorrectJob.Options(
@@ -150,7 +151,7 @@ class CorrectionCasesTest extends SparkTestBase {
 
     f.land(event("c31-w", "2024-05-14T12:50:00Z", "2024-05-14T12:50:01Z", "zz", 1));
     fast.step();
-    CorrectJob.Result second =
+    CorrectResult second =
         new CorrectJob(
                 JobContext.start(spark, tables),
                 new CorrectJob.Options(config, config.metrics(), Optional.empty()))

@@ -15,6 +15,7 @@ import io.latelake.correction.AsOfJob;
 import io.latelake.correction.AuditJob;
 import io.latelake.correction.CascadeJob;
 import io.latelake.correction.CorrectJob;
+import io.latelake.correction.CorrectResult;
 import io.latelake.correction.CorrectionConfig;
 import io.latelake.correction.RangeSpec;
 import io.latelake.correction.RebuildJob;
@@ -218,11 +219,11 @@ class CorrectionSeedExampleTest extends SparkTestBase {
     }
     goldVersionBeforeCorrect = version(tables.gold("page_5m"));
 
-    CorrectJob.Result first = job(Optional.of(Instant.parse("2000-01-01T00:00:00Z"))).run();
+    CorrectResult first = job(Optional.of(Instant.parse("2000-01-01T00:00:00Z"))).run();
     firstRunId = first.runId();
 
     assertThat(gold("page_5m")).isEqualTo(CORRECTED);
-    CorrectJob.MetricResult m = first.metrics().get(0);
+    CorrectResult.MetricResult m = first.metrics().get(0);
     assertThat(m.metric()).isEqualTo("page_5m");
     assertThat(m.watermark()).isEqualTo(Instant.parse("2024-05-14T10:20:00Z"));
     assertThat(m.touchedWindows()).isEqualTo(3);
@@ -231,7 +232,7 @@ class CorrectionSeedExampleTest extends SparkTestBase {
     assertThat(m.rowsChanged()).isEqualTo(1);
     assertThat(m.changes())
         .containsExactly(
-            new CorrectJob.Change(
+            new CorrectResult.Change(
                 "page_5m",
                 Instant.parse("2024-05-14T10:00:00Z"),
                 Instant.parse("2024-05-14T10:05:00Z"),
@@ -272,7 +273,7 @@ class CorrectionSeedExampleTest extends SparkTestBase {
   void aSecondCorrectRunChangesNothing() {
     List<Long> before = versions();
 
-    CorrectJob.Result second = job(Optional.empty()).run();
+    CorrectResult second = job(Optional.empty()).run();
 
     assertThat(second.rowsChanged()).isZero();
     assertThat(second.metrics().get(0).deferredWindows()).isEqualTo(1);

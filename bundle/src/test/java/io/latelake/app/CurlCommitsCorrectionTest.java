@@ -16,6 +16,7 @@ import io.latelake.core.time.DayRange;
 import io.latelake.correction.AuditJob;
 import io.latelake.correction.CascadeJob;
 import io.latelake.correction.CorrectJob;
+import io.latelake.correction.CorrectResult;
 import io.latelake.correction.CorrectionConfig;
 import io.latelake.correction.RangeSpec;
 import io.latelake.correction.RebuildJob;
@@ -139,7 +140,7 @@ class CurlCommitsCorrectionTest extends SparkTestBase {
             .run();
 
     started = System.nanoTime();
-    CorrectJob.Result corrected =
+    CorrectResult corrected =
         new CorrectJob(
                 JobContext.start(spark, tables),
                 new CorrectJob.Options(cc, List.of(metric), Optional.of(Instant.EPOCH)))
@@ -164,13 +165,13 @@ class CurlCommitsCorrectionTest extends SparkTestBase {
     AuditJob.Result after =
         new AuditJob(JobContext.start(spark, tables), new RangeSpec(cc, List.of(metric), all))
             .run();
-    CorrectJob.Result again =
+    CorrectResult again =
         new CorrectJob(
                 JobContext.start(spark, tables),
                 new CorrectJob.Options(cc, List.of(metric), Optional.empty()))
             .run();
 
-    CorrectJob.MetricResult m = corrected.metrics().get(0);
+    CorrectResult.MetricResult m = corrected.metrics().get(0);
     LOG.info(
         "CURL FIGURES: {} events arrived in 2025 in {} slices (stream {} s); dropped by the "
             + "watermark {}; correct: watermark {}, {} windows touched, {} closed, {} deferred, "

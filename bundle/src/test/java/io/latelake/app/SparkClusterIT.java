@@ -14,6 +14,7 @@ import io.latelake.core.job.JobContext;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
 import io.latelake.correction.CorrectJob;
+import io.latelake.correction.CorrectResult;
 import io.latelake.correction.CorrectionConfig;
 import java.io.IOException;
 import java.net.URI;
@@ -190,7 +191,7 @@ class SparkClusterIT extends SparkTestBase {
       }
     }
     CorrectionConfig cc = CorrectionConfig.fromConfig(local);
-    CorrectJob.Result corrected =
+    CorrectResult corrected =
         new CorrectJob(
                 JobContext.start(spark, TableRegistry.fromConfig(local)),
                 new CorrectJob.Options(cc, cc.metrics(), Optional.of(Instant.EPOCH)))

@@ -7,8 +7,6 @@ import io.latelake.core.cli.Launcher;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -29,8 +27,6 @@ import picocli.CommandLine.Option;
             + "start its gold stream's new checkpoint at silver's current end (after a change of "
             + "window, group-by or measures; stop that gold stream first).")
 public final class BackfillMain extends JobCommand<BackfillMain.Prepared> {
-  private static final Logger LOG = LoggerFactory.getLogger(BackfillMain.class);
-
   @Option(
       names = "--metric",
       required = true,
@@ -49,26 +45,16 @@ public final class BackfillMain extends JobCommand<BackfillMain.Prepared> {
   }
 
   @Override
-  protected String appName() {
-    return "latelake-backfill";
-  }
-
-  @Override
   protected Prepared prepare(Config config) {
     TableRegistry.fromConfig(config);
     CorrectionConfig c = CorrectionConfig.fromConfig(config);
     return new Prepared(c, c.metric(metric));
   }
 
+  /** The job logs what it rebuilt, where the old table and checkpoint are, in one line. */
   @Override
   protected ExitCode run(JobContext context, Prepared p) {
-    BackfillJob.Result r = new BackfillJob(context, p.config(), p.metric()).run();
-    LOG.info(
-        "backfill {}: {} rows; old table: version {}; backfill: version {}",
-        r.metric(),
-        r.rows(),
-        r.oldVersion() < 0 ? "none" : r.oldVersion(),
-        r.newVersion());
+    new BackfillJob(context, p.config(), p.metric()).run();
     return ExitCode.OK;
   }
 }

@@ -7,8 +7,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -23,8 +21,6 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = "Restate closed gold windows touched by bronze rows ingested since the last run.")
 public final class CorrectMain extends CorrectionCommand<CorrectJob.Options> {
-  private static final Logger LOG = LoggerFactory.getLogger(CorrectMain.class);
-
   @Option(
       names = "--since",
       paramLabel = "DATE|INSTANT",
@@ -50,22 +46,10 @@ public final class CorrectMain extends CorrectionCommand<CorrectJob.Options> {
     return new CorrectJob.Options(c, c.select(metricNames), s);
   }
 
+  /** The job logs one line per metric ({@link CorrectResult.MetricResult#summary}). */
   @Override
   protected ExitCode run(JobContext context, CorrectJob.Options options) {
-    CorrectJob.Result r = new CorrectJob(context, options).run();
-    for (CorrectJob.MetricResult m : r.metrics()) {
-      LOG.info(
-          "correct {} ({}): {} windows touched, {} closed and recomputed, {} deferred, "
-              + "{} rows changed, run {}",
-          m.metric(),
-          m.policy().configName(),
-          m.touchedWindows(),
-          m.closedWindows(),
-          m.deferredWindows(),
-          m.rowsChanged(),
-          r.runId());
-    }
-    return r.exitCode();
+    return new CorrectJob(context, options).run().exitCode();
   }
 
   public static void main(String[] args) {

@@ -7,7 +7,6 @@ import io.latelake.core.time.DayRange;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -24,8 +23,9 @@ import org.apache.spark.sql.types.StructType;
  *                                  old_values (JSON, null for a new row), new_values (JSON, null
  *                                  for a removed row), reason, policy, corrected_at
  * monitoring.pending_&lt;metric&gt;      staged corrections of a reconcile metric: the corrections
- *                                  schema ({@link Corrections#diff}) + run_id, staged_at,
- *                                  applied_at, applied_by
+ *                                  schema ({@link Corrections#diff}: old_values, new_values as
+ *                                  structs of the measures) + run_id, staged_at, applied_at,
+ *                                  applied_by
  * monitoring.recompute_audit       run_id, job, metric, period_start, period_end, keys,
  *                                  published (JSON), recomputed (JSON), difference double (largest
  *                                  absolute difference over the measures), beyond_tolerance,
@@ -43,54 +43,27 @@ import org.apache.spark.sql.types.StructType;
  */
 public final class CorrectionTables {
   public static final StructType STATE =
-      new StructType()
-          .add("metric", DataTypes.StringType)
-          .add("bronze_version", DataTypes.LongType)
-          .add("pending_window_starts", DataTypes.createArrayType(DataTypes.TimestampType))
-          .add("run_id", DataTypes.StringType)
-          .add("updated_at", DataTypes.TimestampType);
+      StructType.fromDDL(
+          "metric STRING, bronze_version BIGINT, pending_window_starts ARRAY<TIMESTAMP>, "
+              + "run_id STRING, updated_at TIMESTAMP");
 
   public static final StructType LOG =
-      new StructType()
-          .add("run_id", DataTypes.StringType)
-          .add("metric", DataTypes.StringType)
-          .add("window_start", DataTypes.TimestampType)
-          .add("window_end", DataTypes.TimestampType)
-          .add("keys", DataTypes.StringType)
-          .add("old_values", DataTypes.StringType)
-          .add("new_values", DataTypes.StringType)
-          .add("reason", DataTypes.StringType)
-          .add("policy", DataTypes.StringType)
-          .add("corrected_at", DataTypes.TimestampType);
+      StructType.fromDDL(
+          "run_id STRING, metric STRING, window_start TIMESTAMP, window_end TIMESTAMP, "
+              + "keys STRING, old_values STRING, new_values STRING, reason STRING, "
+              + "policy STRING, corrected_at TIMESTAMP");
 
   public static final StructType AUDIT =
-      new StructType()
-          .add("run_id", DataTypes.StringType)
-          .add("job", DataTypes.StringType)
-          .add("metric", DataTypes.StringType)
-          .add("period_start", DataTypes.TimestampType)
-          .add("period_end", DataTypes.TimestampType)
-          .add("keys", DataTypes.StringType)
-          .add("published", DataTypes.StringType)
-          .add("recomputed", DataTypes.StringType)
-          .add("difference", DataTypes.DoubleType)
-          .add("beyond_tolerance", DataTypes.BooleanType)
-          .add("audited_at", DataTypes.TimestampType);
+      StructType.fromDDL(
+          "run_id STRING, job STRING, metric STRING, period_start TIMESTAMP, "
+              + "period_end TIMESTAMP, keys STRING, published STRING, recomputed STRING, "
+              + "difference DOUBLE, beyond_tolerance BOOLEAN, audited_at TIMESTAMP");
 
   public static final StructType ROLLUP_RUNS =
-      new StructType()
-          .add("run_id", DataTypes.StringType)
-          .add("job", DataTypes.StringType)
-          .add("metric", DataTypes.StringType)
-          .add("time_zone", DataTypes.StringType)
-          .add("range_from", DataTypes.DateType)
-          .add("range_to", DataTypes.DateType)
-          .add("changed_count", DataTypes.IntegerType)
-          .add("first_changed", DataTypes.DateType)
-          .add("last_changed", DataTypes.DateType)
-          .add("changed", DataTypes.createArrayType(DataTypes.DateType))
-          .add("rows_written", DataTypes.LongType)
-          .add("run_at", DataTypes.TimestampType);
+      StructType.fromDDL(
+          "run_id STRING, job STRING, metric STRING, time_zone STRING, range_from DATE, "
+              + "range_to DATE, changed_count INT, first_changed DATE, last_changed DATE, "
+              + "changed ARRAY<DATE>, rows_written BIGINT, run_at TIMESTAMP");
 
   private final TableRegistry tables;
 

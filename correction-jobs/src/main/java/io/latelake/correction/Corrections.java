@@ -25,10 +25,10 @@ import org.apache.spark.sql.types.DataTypes;
  * group-by columns, the measures with their new (recomputed) values (null when the window's row is
  * to be removed), {@code _action} string ({@code UPSERT} | {@code DELETE}), {@code reason} string
  * ({@link Reason}), {@code keys} string (JSON object of the group-by values, {@code {}} without
- * group-by), {@code old_values} string (JSON of the published measures; null for a new row), {@code
- * new_values} string (JSON of the recomputed measures; null when removed), {@value #PUBLISHED}
- * struct (the published measures as values, null for a new row: what {@link Drift} compares, where
- * the JSON strings are for people).
+ * group-by), {@code old_values} struct of the published measures (null for a new row), {@code
+ * new_values} struct of the recomputed measures (null when removed). The values stay structs
+ * through the pipeline (staged, compared, MERGEd); only the writers of tables people read format
+ * them as JSON ({@link #asJson}).
  */
 public final class Corrections {
   /** Why a row was corrected. */
@@ -42,9 +42,6 @@ public final class Corrections {
     /** Values differ with the same number of events (or the metric has no count measure). */
     VALUE_CHANGED
   }
-
-  /** The struct column of the published measures in {@link #diff}'s output. */
-  public static final String PUBLISHED = "_published";
 
   private Corrections() {}
 
@@ -118,16 +115,8 @@ public final class Corrections {
     out.add(when(inR, lit("UPSERT")).otherwise(lit("DELETE")).as("_action"));
     out.add(reason.as("reason"));
     out.add(when(inR, keysJson(metric, "r")).otherwise(keysJson(metric, "p")).as("keys"));
-    out.add(when(inP, measuresJson(metric, "p")).as("old_values"));
-    out.add(when(inR, measuresJson(metric, "r")).as("new_values"));
-    out.add(
-        when(
-                inP,
-                struct(
-                    metric.measureNames().stream()
-                        .map(m -> col(prefixed("p", m)).as(m))
-                        .toArray(Column[]::new)))
-            .as(PUBLISHED));
+    out.add(when(inP, measures(metric, "p")).as("old_values"));
+    out.add(when(inR, measures(metric, "r")).as("new_values"));
     return r.join(p, on, "full_outer")
         .filter(same.unary_$bang())
         .select(out.toArray(Column[]::new));
@@ -137,11 +126,27 @@ public final class Corrections {
    * @return {@code to_json(struct(measures))} of the aliased side
    */
   public static Column measuresJson(MetricSpec metric, String alias) {
-    return to_json(
-        struct(
-            metric.measureNames().stream()
-                .map(m -> col(prefixed(alias, m)).as(m))
-                .toArray(Column[]::new)));
+    return to_json(measures(metric, alias));
+  }
+
+  /**
+   * @return {@code struct(measures)} of the aliased side, fields named as the measures
+   */
+  static Column measures(MetricSpec metric, String alias) {
+    return struct(
+        metric.measureNames().stream()
+            .map(m -> col(prefixed(alias, m)).as(m))
+            .toArray(Column[]::new));
+  }
+
+  /**
+   * The one formatting of values for people: {@code to_json} of a {@link #diff} struct column
+   * ({@code old_values} or {@code new_values}), null stays null, named as the column. Used by the
+   * writers of {@code monitoring.corrections_log} and {@code monitoring.recompute_audit}, and for
+   * {@code correct}'s sample.
+   */
+  static Column asJson(String valuesColumn) {
+    return to_json(col(valuesColumn)).as(valuesColumn);
   }
 
   /**

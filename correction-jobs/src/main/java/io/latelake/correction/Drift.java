@@ -23,9 +23,9 @@ public final class Drift {
   private Drift() {}
 
   /**
-   * @param differences {@link Corrections#diff} output: the difference is computed from the
-   *     recomputed measure columns and the {@value Corrections#PUBLISHED} struct (a missing side
-   *     counting as 0); keys, old_values and new_values are written as they are
+   * @param differences {@link Corrections#diff} output: the difference is computed from the {@code
+   *     new_values} and {@code old_values} structs (a missing side counting as 0), which are
+   *     written as JSON ({@code recomputed}, {@code published})
    * @param job {@code audit} or {@code correct}
    */
   public static void record(
@@ -39,7 +39,7 @@ public final class Drift {
       CorrectionConfig config) {
     DeltaTables.createIfNotExists(
         spark, tables.audit(), CorrectionTables.AUDIT, List.of(), Map.of());
-    Column diff = Corrections.maxAbsDifference(metric, null, Corrections.PUBLISHED);
+    Column diff = Corrections.maxAbsDifference(metric, "new_values", "old_values");
     Dataset<Row> rows =
         differences.select(
             lit(runId).as("run_id"),
@@ -48,8 +48,8 @@ public final class Drift {
             col("window_start").as("period_start"),
             col("window_end").as("period_end"),
             col("keys"),
-            col("old_values").as("published"),
-            col("new_values").as("recomputed"),
+            Corrections.asJson("old_values").as("published"),
+            Corrections.asJson("new_values").as("recomputed"),
             diff.as("difference"),
             diff.gt(lit(config.auditTolerance())).as("beyond_tolerance"),
             lit(at).as("audited_at"));

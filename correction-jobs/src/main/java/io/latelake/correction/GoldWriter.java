@@ -51,7 +51,8 @@ public final class GoldWriter {
   /**
    * Inserts one {@code monitoring.corrections_log} row per correction, unless an identical entry
    * (metric, window, keys, old and new values) is there already — so a run repeated after a failure
-   * does not log twice.
+   * does not log twice. The log is where the {@code old_values} and {@code new_values} structs
+   * become JSON for people ({@link Corrections#asJson}).
    */
   public void log(
       Dataset<Row> corrections,
@@ -67,8 +68,8 @@ public final class GoldWriter {
             col("window_start"),
             col("window_end"),
             col("keys"),
-            col("old_values"),
-            col("new_values"),
+            Corrections.asJson("old_values"),
+            Corrections.asJson("new_values"),
             col("reason"),
             lit(policy).as("policy"),
             lit(correctedAt).as("corrected_at"));

@@ -21,9 +21,9 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * The {@code reconcile} late policy: corrections are staged in {@code monitoring.pending_<metric>}
- * (the corrections schema of {@link Corrections#diff} plus {@code run_id}, {@code staged_at},
- * {@code applied_at}, {@code applied_by}); published gold stays as it is until {@code
- * apply-corrections} applies the approved (selected) ones.
+ * (the corrections schema of {@link Corrections#diff}, values as structs, plus {@code run_id},
+ * {@code staged_at}, {@code applied_at}, {@code applied_by}); published gold stays as it is until
+ * {@code apply-corrections} applies the approved (selected) ones.
  */
 public final class Reconcile {
   private Reconcile() {}
@@ -49,10 +49,10 @@ public final class Reconcile {
       Timestamp at,
       CorrectionConfig config) {
     String path = tables.pending(metric);
-    Dataset<Row> staged = corrections.drop(Corrections.PUBLISHED);
-    DeltaTables.createIfNotExists(spark, path, pendingSchema(staged.schema()), List.of(), Map.of());
+    DeltaTables.createIfNotExists(
+        spark, path, pendingSchema(corrections.schema()), List.of(), Map.of());
     Dataset<Row> rows =
-        staged
+        corrections
             .withColumn("run_id", lit(runId))
             .withColumn("staged_at", lit(at))
             .withColumn("applied_at", lit(null).cast(DataTypes.TimestampType))

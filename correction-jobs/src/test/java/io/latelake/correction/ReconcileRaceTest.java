@@ -38,12 +38,13 @@ class ReconcileRaceTest extends SparkTestBase {
           .add("events", DataTypes.LongType);
 
   Dataset<Row> correction(String start, String end, String page, long events) {
+    StructType values = new StructType().add("events", DataTypes.LongType);
     StructType schema =
         AGG.add("_action", DataTypes.StringType)
             .add("reason", DataTypes.StringType)
             .add("keys", DataTypes.StringType)
-            .add("old_values", DataTypes.StringType)
-            .add("new_values", DataTypes.StringType);
+            .add("old_values", values)
+            .add("new_values", values);
     return spark.createDataFrame(
         List.of(
             RowFactory.create(
@@ -55,7 +56,7 @@ class ReconcileRaceTest extends SparkTestBase {
                 "NEW_WINDOW",
                 "{\"page\":\"" + page + "\"}",
                 null,
-                "{\"events\":" + events + "}")),
+                RowFactory.create(events))),
         schema);
   }
 

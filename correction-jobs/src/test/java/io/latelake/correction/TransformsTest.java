@@ -277,7 +277,7 @@ class TransformsTest extends SparkTestBase {
             strings(
                 Corrections.diff(recomputed, published, PAGE_5M),
                 "concat_ws(' | ', date_format(window_start, 'HH:mm'), keys, _action, reason, "
-                    + "coalesce(old_values, '-'), coalesce(new_values, '-'))"))
+                    + "coalesce(to_json(old_values), '-'), coalesce(to_json(new_values), '-'))"))
         .containsExactly(
             "10:00 | {\"page\":\"/home\"} | UPSERT | LATE_ARRIVAL | {\"events\":1,\"value_sum\":7}"
                 + " | {\"events\":2,\"value_sum\":12}",
@@ -286,6 +286,34 @@ class TransformsTest extends SparkTestBase {
             "10:05 | {\"page\":\"/old\"} | DELETE | DUPLICATE_REMOVED | "
                 + "{\"events\":1,\"value_sum\":1} | -",
             "10:05 | {} | UPSERT | NEW_WINDOW | - | {\"events\":1,\"value_sum\":1}");
+  }
+
+  @Test
+  void diffKeepsOldAndNewValuesAsStructsOfTheMeasures() {
+    StructType gold =
+        new StructType()
+            .add("window_start", DataTypes.TimestampType)
+            .add("window_end", DataTypes.TimestampType)
+            .add("page", DataTypes.StringType)
+            .add("events", DataTypes.LongType)
+            .add("value_sum", DataTypes.LongType);
+    Dataset<Row> recomputed =
+        spark.createDataFrame(
+            List.of(RowFactory.create(t("10:00:00"), t("10:05:00"), "/home", 2L, 12L)), gold);
+    Dataset<Row> published =
+        spark.createDataFrame(
+            List.of(RowFactory.create(t("10:00:00"), t("10:05:00"), "/home", 1L, 7L)), gold);
+    Dataset<Row> diff = Corrections.diff(recomputed, published, PAGE_5M);
+    StructType values =
+        new StructType().add("events", DataTypes.LongType).add("value_sum", DataTypes.LongType);
+    assertThat(diff.schema().apply("old_values").dataType()).isEqualTo(values);
+    assertThat(diff.schema().apply("new_values").dataType()).isEqualTo(values);
+    assertThat(
+            strings(
+                diff,
+                "concat_ws(' ', old_values.events, old_values.value_sum, new_values.events, "
+                    + "new_values.value_sum)"))
+        .containsExactly("1 7 2 12");
   }
 
   @Test

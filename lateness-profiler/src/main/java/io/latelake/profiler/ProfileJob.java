@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * differences) widened by the id horizon for the dedup, so older partitions are pruned, never
  * listed or read.
  */
-public final class ProfileJob {
+public final class ProfileJob extends ProfilerJob {
   private static final Logger LOG = LoggerFactory.getLogger(ProfileJob.class);
 
   /**
@@ -72,23 +72,13 @@ public final class ProfileJob {
     }
   }
 
-  private final SparkSession spark;
-  private final ProfilerConfig cfg;
-  private final TableRegistry tables;
-  private final DayRange range;
-  private final Clock clock;
-
   /**
    * @param range arrival days to profile (validated)
    * @param clock gives {@code computed_at} / {@code raised_at}
    */
   public ProfileJob(
       SparkSession spark, ProfilerConfig cfg, TableRegistry tables, DayRange range, Clock clock) {
-    this.spark = spark;
-    this.cfg = cfg;
-    this.tables = tables;
-    this.range = range;
-    this.clock = clock;
+    super(spark, cfg, tables, range, clock);
   }
 
   /**

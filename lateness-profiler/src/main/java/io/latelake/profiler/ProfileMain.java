@@ -55,11 +55,6 @@ public final class ProfileMain extends JobCommand<ProfileMain.Prepared> {
   }
 
   @Override
-  protected String appName() {
-    return "latelake-profile";
-  }
-
-  @Override
   protected Prepared prepare(Config config) {
     ProfilerConfig cfg = ProfilerConfig.fromConfig(config);
     DayRange range =

@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * {@code monitoring.watermark_advice}; and rows dropped by the watermark per micro-batch from
  * {@code monitoring.stream_progress} when it exists.
  */
-public final class ReportJob {
+public final class ReportJob extends ProfilerJob {
   private static final Logger LOG = LoggerFactory.getLogger(ReportJob.class);
 
   /** Histogram bins per decade of lateness. */
@@ -58,19 +58,9 @@ public final class ReportJob {
     }
   }
 
-  private final SparkSession spark;
-  private final ProfilerConfig cfg;
-  private final TableRegistry tables;
-  private final DayRange range;
-  private final Clock clock;
-
   public ReportJob(
       SparkSession spark, ProfilerConfig cfg, TableRegistry tables, DayRange range, Clock clock) {
-    this.spark = spark;
-    this.cfg = cfg;
-    this.tables = tables;
-    this.range = range;
-    this.clock = clock;
+    super(spark, cfg, tables, range, clock);
   }
 
   /**

@@ -39,11 +39,6 @@ public final class ReportMain extends JobCommand<ProfileMain.Prepared> {
   }
 
   @Override
-  protected String appName() {
-    return "latelake-report";
-  }
-
-  @Override
   protected ProfileMain.Prepared prepare(Config config) {
     ProfilerConfig cfg = ProfilerConfig.fromConfig(config);
     DayRange range =

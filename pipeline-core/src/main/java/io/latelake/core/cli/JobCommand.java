@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /**
@@ -30,9 +31,12 @@ public abstract class JobCommand<T> implements Callable<Integer> {
   @Mixin protected ConfigOptions options = new ConfigOptions();
 
   /**
-   * @return the Spark application name
+   * @return the Spark application name: {@code latelake-<command name>} (the {@link Command}
+   *     annotation's name)
    */
-  protected abstract String appName();
+  protected String appName() {
+    return "latelake-" + getClass().getAnnotation(Command.class).name();
+  }
 
   /**
    * Validates everything this job reads from the config (and its options) into its typed config.

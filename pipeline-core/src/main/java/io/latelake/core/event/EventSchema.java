@@ -13,6 +13,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Typed view of {@code lake.event}: which payload field is the event id and of which JSON type,
@@ -41,27 +43,23 @@ public record EventSchema(
     Duration futureSkewTolerance)
     implements Serializable {
 
-  /** Column names latelake's tables use itself; a payload field must not take one of them. */
+  /**
+   * Column names latelake's tables use itself; a payload field must not take one of them: bronze's
+   * fixed columns ({@link BronzeRows#LEADING_COLUMNS}, {@code error}, {@code error_detail}),
+   * silver's {@code lateness_s}, gold's window and stamp columns.
+   */
   public static final Set<String> RESERVED =
-      Set.of(
-          "event_id",
-          "event_time",
-          "enqueued_time",
-          "timestamp_type",
-          "ingested_at",
-          "ingest_date",
-          "source",
-          "kafka_partition",
-          "kafka_offset",
-          "source_file",
-          "payload",
-          "error",
-          "error_detail",
-          "lateness_s",
-          "window_start",
-          "window_end",
-          "updated_at",
-          "corrected_at");
+      Stream.concat(
+              BronzeRows.LEADING_COLUMNS.stream(),
+              Stream.of(
+                  "error",
+                  "error_detail",
+                  "lateness_s",
+                  "window_start",
+                  "window_end",
+                  "updated_at",
+                  "corrected_at"))
+          .collect(Collectors.toUnmodifiableSet());
 
   private static final Set<String> FIELD_KEYS = Set.of("name", "type", "blank-as-null");
 

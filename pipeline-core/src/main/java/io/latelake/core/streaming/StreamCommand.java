@@ -6,7 +6,6 @@ import io.latelake.core.cli.JobCommand;
 import io.latelake.core.job.JobContext;
 import java.util.function.BiFunction;
 import java.util.function.Function;
-import picocli.CommandLine.Command;
 
 /**
  * The {@code main} of a streaming job: its typed config from the config (validated before Spark
@@ -29,11 +28,6 @@ public abstract class StreamCommand<C> extends JobCommand<C> {
       Function<Config, C> prepare, BiFunction<JobContext, C, ? extends StreamingJob<C>> job) {
     this.prepare = prepare;
     this.job = job;
-  }
-
-  @Override
-  protected final String appName() {
-    return "latelake-" + getClass().getAnnotation(Command.class).name();
   }
 
   @Override

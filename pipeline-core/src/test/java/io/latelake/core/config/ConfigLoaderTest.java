@@ -147,6 +147,22 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void everyBronzeColumnIsAReservedFieldName() {
+    assertThat(EventSchema.RESERVED)
+        .containsAll(io.latelake.core.event.BronzeRows.LEADING_COLUMNS)
+        .contains("error", "error_detail", "lateness_s", "window_start", "corrected_at");
+    assertThatThrownBy(
+            () ->
+                EventSchema.fromConfig(
+                    load("lake.event.fields=[{name=payload_bytes, type=string}]")))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value 'payload_bytes' for key 'lake.event.fields[0].name': is a column "
+                + "latelake writes itself; reserved names are "
+                + EventSchema.RESERVED.stream().sorted().toList());
+  }
+
+  @Test
   void unknownTimeFormatIsRefused() {
     assertThatThrownBy(() -> EventSchema.fromConfig(load("lake.event.time-format=rfc2822")))
         .isInstanceOf(LakeConfigException.class)

@@ -1,0 +1,76 @@
+package io.latelake.correction;
+
+import io.latelake.core.metric.LatePolicy;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * What a {@link CorrectJob} run did, per metric.
+ *
+ * @param runId the run's id
+ * @param correctedAt the run's start: the {@code corrected_at} of everything it restates
+ * @param metrics one result per metric, in the order of the options
+ */
+public record CorrectResult(String runId, Instant correctedAt, List<MetricResult> metrics)
+    implements ActionResult {
+  public long rowsChanged() {
+    return metrics.stream().mapToLong(MetricResult::rowsChanged).sum();
+  }
+
+  @Override
+  public String summary() {
+    return rowsChanged() + " gold rows changed, run " + runId;
+  }
+
+  /** One changed gold row: keys, old and new measures as JSON (null: no row), a Reason name. */
+  public record Change(
+      String metric,
+      Instant windowStart,
+      Instant windowEnd,
+      String keys,
+      String oldValues,
+      String newValues,
+      String reason) {}
+
+  /**
+   * One metric's part of the run.
+   *
+   * @param fromVersion the bronze version after which changes were read; -1: by {@code --since}
+   * @param toVersion the bronze version the closed windows were recomputed at
+   * @param watermark the gold stream's last watermark; null: none reported (nothing closed)
+   * @param changes up to {@value LatePolicies#SAMPLE} of the changed rows
+   */
+  public record MetricResult(
+      String metric,
+      LatePolicy policy,
+      long fromVersion,
+      long toVersion,
+      Instant watermark,
+      int touchedWindows,
+      int closedWindows,
+      int deferredWindows,
+      long rowsChanged,
+      List<Change> changes)
+      implements ActionResult {
+    @Override
+    public String summary() {
+      return metric
+          + ": bronze versions ("
+          + (fromVersion < 0 ? "since --since" : fromVersion)
+          + ", "
+          + toVersion
+          + "], "
+          + touchedWindows
+          + " windows touched, "
+          + closedWindows
+          + " closed (watermark "
+          + watermark
+          + "), "
+          + deferredWindows
+          + " deferred; "
+          + rowsChanged
+          + " gold rows differ from bronze, policy "
+          + policy.configName();
+    }
+  }
+}
