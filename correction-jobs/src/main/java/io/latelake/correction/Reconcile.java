@@ -5,6 +5,7 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.row_number;
 
 import io.delta.tables.DeltaTable;
+import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.DeltaRetry;
 import io.latelake.core.table.DeltaTables;
@@ -17,6 +18,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.expressions.Window;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -37,6 +39,32 @@ public final class Reconcile {
   }
 
   /**
+   * Refuses a pending table staged by an earlier latelake version, which kept {@code old_values}
+   * and {@code new_values} as JSON text: its rows would neither match nor apply.
+   *
+   * @throws LakeConfigException (exit 2) naming the table and the remedy
+   */
+  static void requireStructValues(SparkSession spark, String path, MetricSpec metric) {
+    if (!DeltaTables.exists(spark, path)) {
+      return;
+    }
+    StructType schema = spark.read().format("delta").load(path).schema();
+    if (schema.getFieldIndex("new_values").isDefined()
+        && schema.apply("new_values").dataType() instanceof StringType) {
+      throw new LakeConfigException(
+          "monitoring.pending_"
+              + metric.name()
+              + " at "
+              + path
+              + " was staged by an earlier latelake version (old_values and new_values as JSON"
+              + " text). Apply its pending corrections with that version (`latelake"
+              + " apply-corrections --metric "
+              + metric.name()
+              + "`), then move the table aside; this version stages it anew.");
+    }
+  }
+
+  /**
    * Stages corrections; an identical unapplied correction (same key and values) is not staged
    * twice.
    */
@@ -49,6 +77,7 @@ public final class Reconcile {
       Timestamp at,
       CorrectionConfig config) {
     String path = tables.pending(metric);
+    requireStructValues(spark, path, metric);
     DeltaTables.createIfNotExists(
         spark, path, pendingSchema(corrections.schema()), List.of(), Map.of());
     Dataset<Row> rows =
@@ -111,6 +140,7 @@ public final class Reconcile {
     if (!DeltaTables.exists(spark, path)) {
       return 0;
     }
+    requireStructValues(spark, path, metric);
     Column selected = col("applied_at").isNull();
     if (!runIds.isEmpty()) {
       selected = selected.and(col("run_id").isin(runIds.toArray()));

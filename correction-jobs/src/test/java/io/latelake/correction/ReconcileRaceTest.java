@@ -1,8 +1,10 @@
 package io.latelake.correction;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latelake.core.config.ConfigLoader;
+import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.metric.GoldLayout;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.DeltaTables;
@@ -140,5 +142,59 @@ class ReconcileRaceTest extends SparkTestBase {
                 .as(Encoders.STRING())
                 .collectAsList())
         .containsExactlyInAnyOrder("/a 2", "/b 3");
+  }
+
+  @Test
+  void aPendingTableStagedWithJsonTextValuesIsRefusedWithTheRemedy() {
+    Path root = tmp.resolve("old-lake");
+    CorrectionConfig config =
+        CorrectionConfig.fromConfig(
+            ConfigLoader.load(
+                Optional.empty(),
+                List.of(
+                    "lake.root=\"" + root + "\"",
+                    "lake.event.fields=[{name=page, type=string}]",
+                    "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], "
+                        + "measures=[{name=events, function=count}], late-policy=reconcile}")));
+    CorrectionTables tables = new CorrectionTables(new TableRegistry(root.toString()));
+    MetricSpec metric = config.metric("page_5m");
+    String path = tables.pending(metric);
+    DeltaTables.createIfNotExists(
+        spark,
+        path,
+        Reconcile.pendingSchema(
+            AGG.add("_action", DataTypes.StringType)
+                .add("reason", DataTypes.StringType)
+                .add("keys", DataTypes.StringType)
+                .add("old_values", DataTypes.StringType)
+                .add("new_values", DataTypes.StringType)),
+        List.of(),
+        Map.of());
+    Timestamp at = Timestamp.from(Instant.parse("2024-05-14T11:02:00Z"));
+    String expected =
+        "monitoring.pending_page_5m at "
+            + path
+            + " was staged by an earlier latelake version (old_values and new_values as JSON"
+            + " text). Apply its pending corrections with that version (`latelake"
+            + " apply-corrections --metric page_5m`), then move the table aside; this version"
+            + " stages it anew.";
+
+    assertThatThrownBy(
+            () ->
+                Reconcile.apply(spark, tables, metric, List.of(), "apply-1", at, config, () -> {}))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(expected);
+    assertThatThrownBy(
+            () ->
+                Reconcile.stage(
+                    spark,
+                    tables,
+                    metric,
+                    correction("2024-05-14T10:00:00Z", "2024-05-14T10:05:00Z", "/a", 2),
+                    "run-1",
+                    at,
+                    config))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(expected);
   }
 }
