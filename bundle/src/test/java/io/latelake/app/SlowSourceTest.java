@@ -20,6 +20,9 @@ import io.latelake.gold.GoldConfig;
 import io.latelake.gold.GoldJob;
 import io.latelake.silver.SilverConfig;
 import io.latelake.silver.SilverJob;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -41,7 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Per step (event time; enqueued = event time + 1 s for fast, + 1 h 1 s for slow; both delays 10
  * minutes, windows 5 minutes by page): 1: f1 11:00, s1 10:00; 2: f2 11:05, s2 10:05; 3: f3 11:10,
  * fl 10:50 (late for fast alone: its watermark is 10:55), s3 10:10, sl 09:50 (late for slow alone:
- * 09:55); 4: f4 11:15, s4 10:15.
+ * 09:55). The per-source lake also has a source {@code other} that is not listed: o0 10:20 in step
+ * 1, o1 10:30 and o2 09:54 in step 3, enqueued at 11:10:01.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SlowSourceTest extends SparkTestBase {
@@ -68,6 +72,11 @@ class SlowSourceTest extends SparkTestBase {
       config = load(root, "lake.sources=" + lakeSources);
       for (String s : sources) {
         Path folder = root.resolve("landing-" + s);
+        try {
+          Files.createDirectories(folder);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
         landing.put(s, new LandingWriter(folder));
         bronze.put(
             s,
@@ -109,6 +118,25 @@ class SlowSourceTest extends SparkTestBase {
       return ids(spark, root + "/silver/events");
     }
 
+    /**
+     * @return ids of valid bronze rows that are not in silver (the data has no duplicates)
+     */
+    List<String> droppedIds() {
+      List<String> bronzeIds =
+          new ArrayList<>(
+              spark
+                  .read()
+                  .format("delta")
+                  .load(root + "/bronze/events")
+                  .filter("error IS NULL")
+                  .select("event_id")
+                  .as(org.apache.spark.sql.Encoders.STRING())
+                  .collectAsList());
+      bronzeIds.removeAll(silverIds());
+      bronzeIds.sort(null);
+      return bronzeIds;
+    }
+
     List<String> gold() {
       return goldRows(spark, root + "/gold/page_5m");
     }
@@ -145,54 +173,63 @@ class SlowSourceTest extends SparkTestBase {
         id, "2024-05-14T" + hhmm + ":00Z", "2024-05-14T" + enqueuedHhmm + ":01Z", "/s", 1);
   }
 
+  /** An event of the unlisted source, enqueued at 11:10:01. */
+  private static String other(String id, String hhmm) {
+    return LakeFixture.event(id, "2024-05-14T" + hhmm + ":00Z", "2024-05-14T11:10:01Z", "/o", 1);
+  }
+
   @BeforeAll
   void runTheFourLakes() {
-    perSource = new Lake("per-source", List.of("fast", "slow"), "[fast, slow]");
+    perSource = new Lake("per-source", List.of("fast", "slow", "other"), "[fast, slow]");
     oneWatermark = new Lake("one-watermark", List.of("fast", "slow"), "[]");
     fastAlone = new Lake("fast-alone", List.of("fast"), "[]");
     slowAlone = new Lake("slow-alone", List.of("slow"), "[]");
     for (Lake lake : List.of(perSource, oneWatermark, fastAlone, slowAlone)) {
       lake.land("fast", fast("f1", "11:00"));
       lake.land("slow", slow("s1", "10:00", "11:00"));
+      lake.land("other", other("o0", "10:20"));
       lake.step();
       lake.land("fast", fast("f2", "11:05"));
       lake.land("slow", slow("s2", "10:05", "11:05"));
       lake.step();
       lake.land("fast", fast("f3", "11:10"), fast("fl", "10:50").replace("10:50:01", "11:10:01"));
       lake.land("slow", slow("s3", "10:10", "11:10"), slow("sl", "09:50", "11:10"));
-      lake.step();
-      lake.land("fast", fast("f4", "11:15"));
-      lake.land("slow", slow("s4", "10:15", "11:15"));
+      lake.land("other", other("o1", "10:30"), other("o2", "09:54"));
       lake.step();
     }
   }
 
   @Test
   void eachSourceAloneDropsOnlyItsOwnLateEvent() {
-    assertThat(fastAlone.silverIds()).containsExactly("f1", "f2", "f3", "f4");
+    assertThat(fastAlone.silverIds()).containsExactly("f1", "f2", "f3");
+    assertThat(fastAlone.droppedIds()).containsExactly("fl");
     assertThat(fastAlone.silverDropped).isEqualTo(1);
     assertThat(fastAlone.goldDropped).isEqualTo(0);
-    assertThat(slowAlone.silverIds()).containsExactly("s1", "s2", "s3", "s4");
+    assertThat(slowAlone.silverIds()).containsExactly("s1", "s2", "s3");
+    assertThat(slowAlone.droppedIds()).containsExactly("sl");
     assertThat(slowAlone.silverDropped).isEqualTo(1);
     assertThat(slowAlone.goldDropped).isEqualTo(0);
     assertThat(slowAlone.gold())
         .containsExactly(
             "/s 2024-05-14T10:00:00Z 1 1",
             "/s 2024-05-14T10:05:00Z 1 1",
-            "/s 2024-05-14T10:10:00Z 1 1",
-            "/s 2024-05-14T10:15:00Z 1 1");
+            "/s 2024-05-14T10:10:00Z 1 1");
   }
 
   @Test
   void perSourceWatermarksDropNothingOfTheSlowSourceThatItDoesNotDropAlone() {
-    // the query's watermark is the slow source's: only sl (late for slow alone) is dropped, and
-    // the fast source's fl, late for fast alone, is kept
+    // the query's watermark is the slow source's (09:55 after step 2): of the slow source only
+    // sl is dropped, as alone; the fast source's fl, late for fast alone, is kept; the unlisted
+    // source's rows are judged against the same watermark: o1 kept, o2 dropped
     assertThat(perSource.silverIds())
-        .containsExactly("f1", "f2", "f3", "f4", "fl", "s1", "s2", "s3", "s4");
-    assertThat(perSource.silverDropped).isEqualTo(slowAlone.silverDropped).isEqualTo(1);
+        .containsExactly("f1", "f2", "f3", "fl", "o0", "o1", "s1", "s2", "s3");
+    assertThat(perSource.droppedIds()).containsExactly("o2", "sl");
+    assertThat(perSource.silverDropped).isEqualTo(2);
     assertThat(perSource.goldDropped).isEqualTo(0);
     assertThat(perSource.silverIds().stream().filter(id -> id.startsWith("s")).toList())
         .isEqualTo(slowAlone.silverIds());
+    assertThat(perSource.droppedIds().stream().filter(id -> id.startsWith("s")).toList())
+        .isEqualTo(slowAlone.droppedIds());
     List<String> slowGold = perSource.gold().stream().filter(r -> r.startsWith("/s ")).toList();
     assertThat(slowGold).isEqualTo(slowAlone.gold());
     assertThat(perSource.gold())
@@ -201,25 +238,26 @@ class SlowSourceTest extends SparkTestBase {
             "/f 2024-05-14T11:00:00Z 1 1",
             "/f 2024-05-14T11:05:00Z 1 1",
             "/f 2024-05-14T11:10:00Z 1 1",
-            "/f 2024-05-14T11:15:00Z 1 1",
+            "/o 2024-05-14T10:20:00Z 1 1",
+            "/o 2024-05-14T10:30:00Z 1 1",
             "/s 2024-05-14T10:00:00Z 1 1",
             "/s 2024-05-14T10:05:00Z 1 1",
-            "/s 2024-05-14T10:10:00Z 1 1",
-            "/s 2024-05-14T10:15:00Z 1 1");
+            "/s 2024-05-14T10:10:00Z 1 1");
   }
 
   @Test
   void oneWatermarkDropsTheSlowSourcesOnTimeEvents() {
     // after step 1 the fast source's 11:00 sets the watermark to 10:50: every later slow event
     // is dropped, and fl (behind 10:55 in step 3)
-    assertThat(oneWatermark.silverIds()).containsExactly("f1", "f2", "f3", "f4", "s1");
-    assertThat(oneWatermark.silverDropped).isEqualTo(5);
+    assertThat(oneWatermark.silverIds()).containsExactly("f1", "f2", "f3", "s1");
+    assertThat(oneWatermark.droppedIds()).containsExactly("fl", "s2", "s3", "sl");
+    assertThat(oneWatermark.silverDropped).isEqualTo(4);
+    assertThat(oneWatermark.goldDropped).isEqualTo(0);
     assertThat(oneWatermark.gold())
         .containsExactly(
             "/f 2024-05-14T11:00:00Z 1 1",
             "/f 2024-05-14T11:05:00Z 1 1",
             "/f 2024-05-14T11:10:00Z 1 1",
-            "/f 2024-05-14T11:15:00Z 1 1",
             "/s 2024-05-14T10:00:00Z 1 1");
   }
 
@@ -242,5 +280,12 @@ class SlowSourceTest extends SparkTestBase {
                 + "the next micro-batch on. Restore lake.sources = [], or rebuild this stream on a "
                 + "new checkpoint (move the checkpoint aside and delete its output table, then the "
                 + "layers that read it)");
+    assertThatThrownBy(
+            () -> new GoldJob(oneWatermark.context, GoldConfig.fromConfig(changed)).starts())
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessageStartingWith(
+            "Cannot start stream gold_page_5m: lake.sources is [fast, slow] but its checkpoint "
+                + oneWatermark.root
+                + "/_checkpoints/gold_page_5m was built with [] (file latelake-sources; none: []).");
   }
 }
