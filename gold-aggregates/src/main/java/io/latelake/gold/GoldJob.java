@@ -5,6 +5,7 @@ import io.latelake.core.metric.GoldLayout;
 import io.latelake.core.metric.MetricAggregation;
 import io.latelake.core.metric.MetricDefinitionGuard;
 import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.streaming.SourceInputs;
 import io.latelake.core.streaming.StreamPlan;
 import io.latelake.core.streaming.StreamingJob;
 import java.util.List;
@@ -51,10 +52,18 @@ public final class GoldJob extends StreamingJob<GoldConfig> {
             context.spark(), plan.outputPath(), metric, config.watermarkDelay());
       }
     }
+    SourceInputs.check(
+        context.spark(),
+        context.tables().checkpoint(plan.queryName()),
+        plan.queryName(),
+        config.sources());
   }
 
-  /** Silver rows → the metric's windowed aggregates, watermarked (see MetricAggregation). */
+  /**
+   * Silver rows → the metric's windowed aggregates, watermarked once per listed source (see
+   * MetricAggregation, SourceInputs).
+   */
   Dataset<Row> transform(Dataset<Row> silver, MetricSpec metric) {
-    return MetricAggregation.aggregate(silver, metric, config.watermarkDelay());
+    return MetricAggregation.aggregate(silver, metric, config.watermarkDelay(), config.sources());
   }
 }

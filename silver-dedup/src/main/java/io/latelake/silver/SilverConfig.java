@@ -3,8 +3,10 @@ package io.latelake.silver;
 import com.typesafe.config.Config;
 import io.latelake.core.config.Settings;
 import io.latelake.core.event.EventSchema;
+import io.latelake.core.streaming.SourceInputs;
 import io.latelake.core.streaming.TriggerSpec;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Typed, validated view of {@code lake.silver}.
@@ -12,8 +14,10 @@ import java.time.Duration;
  * @param watermarkDelay watermark delay on event time
  * @param trigger the stream's trigger
  * @param event the event schema (for the field columns)
+ * @param sources {@code lake.sources}: the sources watermarked on their own (empty: one watermark)
  */
-public record SilverConfig(Duration watermarkDelay, TriggerSpec trigger, EventSchema event) {
+public record SilverConfig(
+    Duration watermarkDelay, TriggerSpec trigger, EventSchema event, List<String> sources) {
   /** The streaming query's name, also its checkpoint folder. */
   public static final String QUERY_NAME = "silver_events";
 
@@ -25,6 +29,7 @@ public record SilverConfig(Duration watermarkDelay, TriggerSpec trigger, EventSc
     return new SilverConfig(
         s.positiveDuration("watermark-delay"),
         TriggerSpec.fromConfig(s),
-        EventSchema.fromConfig(root));
+        EventSchema.fromConfig(root),
+        SourceInputs.fromConfig(root));
   }
 }

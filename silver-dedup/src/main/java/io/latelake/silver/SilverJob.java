@@ -1,6 +1,7 @@
 package io.latelake.silver;
 
 import io.latelake.core.job.JobContext;
+import io.latelake.core.streaming.SourceInputs;
 import io.latelake.core.streaming.StreamPlan;
 import io.latelake.core.streaming.StreamingJob;
 import io.latelake.core.streaming.WatermarkDelays;
@@ -39,10 +40,16 @@ public final class SilverJob extends StreamingJob<SilverConfig> {
         SilverConfig.QUERY_NAME,
         "lake.silver.watermark-delay",
         config.watermarkDelay());
+    SourceInputs.check(
+        context.spark(),
+        context.tables().checkpoint(plan.queryName()),
+        plan.queryName(),
+        config.sources());
   }
 
   /** Bronze rows → silver rows ({@link SilverTransforms#dedup}). */
   Dataset<Row> transform(Dataset<Row> bronze) {
-    return SilverTransforms.dedup(bronze, config.watermarkDelay(), config.event().fieldNames());
+    return SilverTransforms.dedup(
+        bronze, config.watermarkDelay(), config.event().fieldNames(), config.sources());
   }
 }

@@ -3,6 +3,7 @@ package io.latelake.silver;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.unix_micros;
 
+import io.latelake.core.streaming.SourceInputs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,6 +35,18 @@ public final class SilverTransforms {
    * @param fields configured field columns to carry
    */
   public static Dataset<Row> dedup(Dataset<Row> bronze, Duration delay, List<String> fields) {
+    return dedup(bronze, delay, fields, List.of());
+  }
+
+  /**
+   * As {@link #dedup(Dataset, Duration, List)}, with one watermark per listed source ({@link
+   * SourceInputs#watermarked}): a row is dropped as late, and its id leaves the dedup state, when
+   * its event time is behind the slowest listed source's watermark.
+   *
+   * @param sources {@code lake.sources} (empty: one watermark, as the three-argument form)
+   */
+  public static Dataset<Row> dedup(
+      Dataset<Row> bronze, Duration delay, List<String> fields, List<String> sources) {
     List<Column> out = new ArrayList<>();
     for (String c : LEADING_COLUMNS) {
       out.add(col(c));
@@ -42,9 +55,7 @@ public final class SilverTransforms {
       out.add(col(f));
     }
     out.add(lateness().as("lateness_s"));
-    return bronze
-        .filter(col("error").isNull())
-        .withWatermark("event_time", interval(delay))
+    return SourceInputs.watermarked(bronze.filter(col("error").isNull()), delay, sources)
         .dropDuplicatesWithinWatermark("event_id")
         .select(out.toArray(Column[]::new));
   }

@@ -8,6 +8,7 @@ import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.window;
 
+import io.latelake.core.streaming.SourceInputs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,10 +32,19 @@ public final class MetricAggregation {
    * column; min/max: the column's type).
    */
   public static Dataset<Row> aggregate(Dataset<Row> silver, MetricSpec metric, Duration delay) {
-    Dataset<Row> in =
-        delay == null
-            ? silver
-            : silver.withWatermark("event_time", delay.toMillis() + " milliseconds");
+    return aggregate(silver, metric, delay, List.of());
+  }
+
+  /**
+   * As {@link #aggregate(Dataset, MetricSpec, Duration)}, the input watermarked once per listed
+   * source ({@link SourceInputs#watermarked}): a window closes, and a row is dropped as late, by
+   * the slowest listed source's watermark.
+   *
+   * @param sources {@code lake.sources} (empty: one watermark, as the three-argument form)
+   */
+  public static Dataset<Row> aggregate(
+      Dataset<Row> silver, MetricSpec metric, Duration delay, List<String> sources) {
+    Dataset<Row> in = delay == null ? silver : SourceInputs.watermarked(silver, delay, sources);
     List<Column> keys = new ArrayList<>();
     keys.add(window(col("event_time"), metric.window().toMillis() + " milliseconds").as("window"));
     for (String g : metric.groupBy()) {

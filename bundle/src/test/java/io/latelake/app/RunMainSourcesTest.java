@@ -1,0 +1,47 @@
+package io.latelake.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.typesafe.config.Config;
+import io.latelake.core.config.ConfigLoader;
+import io.latelake.core.config.LakeConfigException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code latelake run} hands {@code lake.sources} to its silver and gold queries. */
+class RunMainSourcesTest {
+  @TempDir Path tmp;
+
+  private Config config(String sources) {
+    return ConfigLoader.load(
+        Optional.empty(),
+        List.of(
+            "lake.root=\"" + tmp + "\"",
+            "lake.bronze.source=files",
+            "lake.bronze.files.path=\"" + tmp + "\"",
+            "lake.gold.metrics.events_5m={window=\"5 minutes\", group-by=[source], "
+                + "measures=[{name=events, function=count}]}",
+            "lake.sources=" + sources));
+  }
+
+  @Test
+  void silverAndGoldGetTheListedSources() {
+    RunMain.Layers layers = new RunMain().prepare(config("[fast, slow]"));
+    assertThat(layers.silver().sources()).containsExactly("fast", "slow");
+    assertThat(layers.gold().sources()).containsExactly("fast", "slow");
+    assertThat(new RunMain().prepare(config("[]")).silver().sources()).isEmpty();
+  }
+
+  @Test
+  void aBadListStopsTheRunBeforeSpark() {
+    assertThatThrownBy(() -> new RunMain().prepare(config("[fast, fast]")))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value '[fast, fast]' for key 'lake.sources': a source must not be listed "
+                + "twice");
+  }
+}

@@ -1,0 +1,291 @@
+package io.latelake.app;
+
+import static io.latelake.app.LakeFixture.goldRows;
+import static io.latelake.app.LakeFixture.ids;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.typesafe.config.Config;
+import io.latelake.bronze.BronzeConfig;
+import io.latelake.bronze.BronzeJob;
+import io.latelake.bronze.replay.LandingWriter;
+import io.latelake.core.config.ConfigLoader;
+import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.job.JobContext;
+import io.latelake.core.streaming.StreamRunner;
+import io.latelake.core.streaming.StreamSummary;
+import io.latelake.core.table.TableRegistry;
+import io.latelake.core.testing.SparkTestBase;
+import io.latelake.gold.GoldConfig;
+import io.latelake.gold.GoldJob;
+import io.latelake.silver.SilverConfig;
+import io.latelake.silver.SilverJob;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two sources in one lake, {@code slow} an hour behind {@code fast} in event time, driven in lock
+ * step (each step: bronze of each source, then silver, then gold, each to the end of its input).
+ * With {@code lake.sources = [fast, slow]} nothing of the slow source is dropped that is not
+ * dropped when it runs alone; with {@code lake.sources = []} (one watermark) the fast source's
+ * watermark drops the slow source's on-time events.
+ *
+ * <p>Per step (event time; enqueued = event time + 1 s for fast, + 1 h 1 s for slow; both delays 10
+ * minutes, windows 5 minutes by page): 1: f1 11:00, s1 10:00; 2: f2 11:05, s2 10:05; 3: f3 11:10,
+ * fl 10:50 (late for fast alone: its watermark is 10:55), s3 10:10, sl 09:50 (late for slow alone:
+ * 09:55). The per-source lake also has a source {@code other} that is not listed: o0 10:20 in step
+ * 1, o1 10:30 and o2 09:54 in step 3, enqueued at 11:10:01.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SlowSourceTest extends SparkTestBase {
+  @TempDir static Path tmp;
+
+  private Lake perSource;
+  private Lake oneWatermark;
+  private Lake fastAlone;
+  private Lake slowAlone;
+
+  /** A lake fed by one landing folder per source, each its own bronze query. */
+  private final class Lake {
+    final Path root;
+    final Map<String, BronzeConfig> bronze = new LinkedHashMap<>();
+    final Map<String, LandingWriter> landing = new LinkedHashMap<>();
+    final Config config;
+    final JobContext context;
+    long silverDropped;
+    long goldDropped;
+    private int files;
+
+    Lake(String name, List<String> sources, String lakeSources) {
+      root = tmp.resolve(name);
+      config = load(root, "lake.sources=" + lakeSources);
+      for (String s : sources) {
+        Path folder = root.resolve("landing-" + s);
+        try {
+          Files.createDirectories(folder);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+        landing.put(s, new LandingWriter(folder));
+        bronze.put(
+            s,
+            BronzeConfig.fromConfig(
+                load(
+                    root,
+                    "lake.event.source-name=" + s,
+                    "lake.bronze.files.path=\"" + folder + "\"")));
+      }
+      context = JobContext.start(spark, TableRegistry.fromConfig(config));
+    }
+
+    void land(String source, String... lines) {
+      if (landing.containsKey(source)) {
+        landing.get(source).writeLines(String.format("batch-%04d.jsonl", ++files), List.of(lines));
+      }
+    }
+
+    void step() {
+      // the bronze queries start together, as `latelake run` starts its queries: each checks
+      // its checkpoint before the other writes to bronze
+      List<StreamRunner.Start> starts = new ArrayList<>();
+      for (BronzeConfig b : bronze.values()) {
+        starts.addAll(new BronzeJob(context, b).starts());
+      }
+      StreamRunner.run(spark, context.tables().streamProgress(), starts);
+      silverDropped +=
+          new SilverJob(context, SilverConfig.fromConfig(config))
+              .run()
+              .summary()
+              .droppedByWatermark();
+      for (StreamSummary g :
+          new GoldJob(context, GoldConfig.fromConfig(config)).run().summaries()) {
+        goldDropped += g.droppedByWatermark();
+      }
+    }
+
+    List<String> silverIds() {
+      return ids(spark, root + "/silver/events");
+    }
+
+    /**
+     * @return ids of valid bronze rows that are not in silver (the data has no duplicates)
+     */
+    List<String> droppedIds() {
+      List<String> bronzeIds =
+          new ArrayList<>(
+              spark
+                  .read()
+                  .format("delta")
+                  .load(root + "/bronze/events")
+                  .filter("error IS NULL")
+                  .select("event_id")
+                  .as(org.apache.spark.sql.Encoders.STRING())
+                  .collectAsList());
+      bronzeIds.removeAll(silverIds());
+      bronzeIds.sort(null);
+      return bronzeIds;
+    }
+
+    List<String> gold() {
+      return goldRows(spark, root + "/gold/page_5m");
+    }
+  }
+
+  private static Config load(Path root, String... extra) {
+    List<String> sets =
+        new ArrayList<>(
+            List.of(
+                "lake.root=\"" + root + "\"",
+                "lake.spark.shuffle-partitions=2",
+                "lake.bronze.source=files",
+                "lake.bronze.files.path=\"" + root.resolve("landing") + "\"",
+                "lake.bronze.files.enqueued-time=payload-field",
+                "lake.bronze.files.enqueued-time-field=enqueued_time",
+                "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]",
+                "lake.event.future-skew-tolerance=\"5 minutes\"",
+                "lake.silver.watermark-delay=\"10 minutes\"",
+                "lake.gold.watermark-delay=\"10 minutes\"",
+                "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], measures=["
+                    + "{name=events, function=count}, {name=value_sum, function=sum, column=value}]}"));
+    sets.addAll(List.of(extra));
+    return ConfigLoader.load(Optional.empty(), sets);
+  }
+
+  private static String fast(String id, String hhmm) {
+    return LakeFixture.event(
+        id, "2024-05-14T" + hhmm + ":00Z", "2024-05-14T" + hhmm + ":01Z", "/f", 1);
+  }
+
+  /** A slow-source event: enqueued an hour (and a second) after its event time. */
+  private static String slow(String id, String hhmm, String enqueuedHhmm) {
+    return LakeFixture.event(
+        id, "2024-05-14T" + hhmm + ":00Z", "2024-05-14T" + enqueuedHhmm + ":01Z", "/s", 1);
+  }
+
+  /** An event of the unlisted source, enqueued at 11:10:01. */
+  private static String other(String id, String hhmm) {
+    return LakeFixture.event(id, "2024-05-14T" + hhmm + ":00Z", "2024-05-14T11:10:01Z", "/o", 1);
+  }
+
+  @BeforeAll
+  void runTheFourLakes() {
+    perSource = new Lake("per-source", List.of("fast", "slow", "other"), "[fast, slow]");
+    oneWatermark = new Lake("one-watermark", List.of("fast", "slow"), "[]");
+    fastAlone = new Lake("fast-alone", List.of("fast"), "[]");
+    slowAlone = new Lake("slow-alone", List.of("slow"), "[]");
+    for (Lake lake : List.of(perSource, oneWatermark, fastAlone, slowAlone)) {
+      lake.land("fast", fast("f1", "11:00"));
+      lake.land("slow", slow("s1", "10:00", "11:00"));
+      lake.land("other", other("o0", "10:20"));
+      lake.step();
+      lake.land("fast", fast("f2", "11:05"));
+      lake.land("slow", slow("s2", "10:05", "11:05"));
+      lake.step();
+      lake.land("fast", fast("f3", "11:10"), fast("fl", "10:50").replace("10:50:01", "11:10:01"));
+      lake.land("slow", slow("s3", "10:10", "11:10"), slow("sl", "09:50", "11:10"));
+      lake.land("other", other("o1", "10:30"), other("o2", "09:54"));
+      lake.step();
+    }
+  }
+
+  @Test
+  void eachSourceAloneDropsOnlyItsOwnLateEvent() {
+    assertThat(fastAlone.silverIds()).containsExactly("f1", "f2", "f3");
+    assertThat(fastAlone.droppedIds()).containsExactly("fl");
+    assertThat(fastAlone.silverDropped).isEqualTo(1);
+    assertThat(fastAlone.goldDropped).isEqualTo(0);
+    assertThat(slowAlone.silverIds()).containsExactly("s1", "s2", "s3");
+    assertThat(slowAlone.droppedIds()).containsExactly("sl");
+    assertThat(slowAlone.silverDropped).isEqualTo(1);
+    assertThat(slowAlone.goldDropped).isEqualTo(0);
+    assertThat(slowAlone.gold())
+        .containsExactly(
+            "/s 2024-05-14T10:00:00Z 1 1",
+            "/s 2024-05-14T10:05:00Z 1 1",
+            "/s 2024-05-14T10:10:00Z 1 1");
+  }
+
+  @Test
+  void perSourceWatermarksDropNothingOfTheSlowSourceThatItDoesNotDropAlone() {
+    // the query's watermark is the slow source's (09:55 after step 2): of the slow source only
+    // sl is dropped, as alone; the fast source's fl, late for fast alone, is kept; the unlisted
+    // source's rows are judged against the same watermark: o1 kept, o2 dropped
+    assertThat(perSource.silverIds())
+        .containsExactly("f1", "f2", "f3", "fl", "o0", "o1", "s1", "s2", "s3");
+    assertThat(perSource.droppedIds()).containsExactly("o2", "sl");
+    assertThat(perSource.silverDropped).isEqualTo(2);
+    assertThat(perSource.goldDropped).isEqualTo(0);
+    assertThat(perSource.silverIds().stream().filter(id -> id.startsWith("s")).toList())
+        .isEqualTo(slowAlone.silverIds());
+    assertThat(perSource.droppedIds().stream().filter(id -> id.startsWith("s")).toList())
+        .isEqualTo(slowAlone.droppedIds());
+    List<String> slowGold = perSource.gold().stream().filter(r -> r.startsWith("/s ")).toList();
+    assertThat(slowGold).isEqualTo(slowAlone.gold());
+    assertThat(perSource.gold())
+        .containsExactly(
+            "/f 2024-05-14T10:50:00Z 1 1",
+            "/f 2024-05-14T11:00:00Z 1 1",
+            "/f 2024-05-14T11:05:00Z 1 1",
+            "/f 2024-05-14T11:10:00Z 1 1",
+            "/o 2024-05-14T10:20:00Z 1 1",
+            "/o 2024-05-14T10:30:00Z 1 1",
+            "/s 2024-05-14T10:00:00Z 1 1",
+            "/s 2024-05-14T10:05:00Z 1 1",
+            "/s 2024-05-14T10:10:00Z 1 1");
+  }
+
+  @Test
+  void oneWatermarkDropsTheSlowSourcesOnTimeEvents() {
+    // after step 1 the fast source's 11:00 sets the watermark to 10:50: every later slow event
+    // is dropped, and fl (behind 10:55 in step 3)
+    assertThat(oneWatermark.silverIds()).containsExactly("f1", "f2", "f3", "s1");
+    assertThat(oneWatermark.droppedIds()).containsExactly("fl", "s2", "s3", "sl");
+    assertThat(oneWatermark.silverDropped).isEqualTo(4);
+    assertThat(oneWatermark.goldDropped).isEqualTo(0);
+    assertThat(oneWatermark.gold())
+        .containsExactly(
+            "/f 2024-05-14T11:00:00Z 1 1",
+            "/f 2024-05-14T11:05:00Z 1 1",
+            "/f 2024-05-14T11:10:00Z 1 1",
+            "/s 2024-05-14T10:00:00Z 1 1");
+  }
+
+  @Test
+  void aCheckpointBuiltWithAnotherListIsRefused() {
+    Config changed =
+        oneWatermark.config.withValue(
+            "lake.sources",
+            com.typesafe.config.ConfigValueFactory.fromIterable(List.of("fast", "slow")));
+    String checkpoint = oneWatermark.root + "/_checkpoints/silver_events";
+    assertThatThrownBy(
+            () -> new SilverJob(oneWatermark.context, SilverConfig.fromConfig(changed)).starts())
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Cannot start stream silver_events: lake.sources is [fast, slow] but its checkpoint "
+                + checkpoint
+                + " was built with [] (file latelake-sources; none: []). The checkpoint's "
+                + "watermark and state were built with one watermark per listed source; another "
+                + "list would judge the rows of a changed source against another watermark from "
+                + "the next micro-batch on. Restore lake.sources = [], or rebuild this stream on a "
+                + "new checkpoint (move the checkpoint aside and delete its output table, then the "
+                + "layers that read it)");
+    assertThatThrownBy(
+            () -> new GoldJob(oneWatermark.context, GoldConfig.fromConfig(changed)).starts())
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessageStartingWith(
+            "Cannot start stream gold_page_5m: lake.sources is [fast, slow] but its checkpoint "
+                + oneWatermark.root
+                + "/_checkpoints/gold_page_5m was built with [] (file latelake-sources; none: []).");
+  }
+}
