@@ -34,13 +34,15 @@ import org.junit.jupiter.api.io.TempDir;
  * marks the closed window it corrects as restated, and starts the stream's new checkpoint at
  * silver's end, so the stream continues from there: new events update an open window to its full
  * value and add new windows, and gold equals the recompute again. Cases' settings (LakeFixture):
- * 10-minute watermarks, 5-minute windows by page.
+ * 10-minute watermarks, 5-minute windows by page; the source listed in {@code lake.sources}, so the
+ * new checkpoint must be built and recorded with that list for the stream to continue.
  */
 class MetricChangeTest extends SparkTestBase {
   private static final String PEAK =
       "lake.gold.metrics.page_5m.measures=[{name=events, function=count}, "
           + "{name=value_sum, function=sum, column=value}, "
           + "{name=peak, function=max, column=value}]";
+  private static final String SOURCES = "lake.sources=[web]";
   private static final Instant BACKFILL_AT = Instant.parse("2024-05-14T13:00:00Z");
 
   @TempDir Path tmp;
@@ -102,7 +104,8 @@ class MetricChangeTest extends SparkTestBase {
 
   @Test
   void anAddedMeasureIsRefusedThenBackfilledAndTheStreamContinuesFromSilversEnd() {
-    LakeFixture f = new LakeFixture(tmp.resolve("lake"));
+    // with its source listed (lake.sources): backfill starts the new checkpoint with the list
+    LakeFixture f = new LakeFixture(tmp.resolve("lake"), SOURCES);
     String goldPath = f.root + "/gold/page_5m";
     FastPath before = new FastPath(spark, f.config);
     f.land(
@@ -130,7 +133,7 @@ class MetricChangeTest extends SparkTestBase {
             .getLong(0);
 
     // A max measure is added: gold refuses before any stream starts.
-    LakeFixture changed = new LakeFixture(tmp.resolve("lake"), PEAK);
+    LakeFixture changed = new LakeFixture(tmp.resolve("lake"), SOURCES, PEAK);
     FastPath after = new FastPath(spark, changed.config);
     LakeConfigException refused = catchThrowableOfType(LakeConfigException.class, after::step);
     assertThat(refused.exitCode()).isEqualTo(ExitCode.USAGE);

@@ -15,6 +15,7 @@ import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.streaming.CheckpointMoves;
 import io.latelake.core.streaming.Checkpoints;
 import io.latelake.core.streaming.ProgressRecorder;
+import io.latelake.core.streaming.SourceInputs;
 import io.latelake.core.streaming.WatermarkDelays;
 import io.latelake.core.table.DeltaRetry;
 import io.latelake.core.table.DeltaTables;
@@ -50,13 +51,13 @@ import org.slf4j.LoggerFactory;
  *   <li>the old checkpoint {@code _checkpoints/gold_<metric>} is moved aside to {@code
  *       _checkpoints/gold_<metric>.before-<run id>} (kept, never deleted);
  *   <li>a new checkpoint is started at silver's current end: the new definition's streaming
- *       aggregation ({@link MetricAggregation#aggregate} with {@code lake.gold.watermark-delay},
- *       the gold stream's plan) reads all of {@code silver_events} once with the available-now
- *       trigger, in one micro-batch, into a sink that writes nothing, followed by the no-data
- *       micro-batch that moves the watermark. The checkpoint then holds silver's end offset, the
- *       watermark the stream would have, and the aggregation state of the windows still open, so
- *       the gold stream continues after silver's current version without counting an event twice or
- *       missing one, and a later event of an open window updates it to its full value;
+ *       aggregation ({@link MetricAggregation#aggregate} with {@code lake.gold.watermark-delay} and
+ *       {@code lake.sources}, the gold stream's plan) reads all of {@code silver_events} once with
+ *       the available-now trigger, in one micro-batch, into a sink that writes nothing, followed by
+ *       the no-data micro-batch that moves the watermark. The checkpoint then holds silver's end
+ *       offset, the watermark the stream would have, and the aggregation state of the windows still
+ *       open, so the gold stream continues after silver's current version without counting an event
+ *       twice or missing one, and a later event of an open window updates it to its full value;
  *   <li>{@code gold.<metric>} is overwritten (one new Delta version; the previous version stays
  *       readable with {@code VERSION AS OF}) by the recompute of the whole of bronze ({@link
  *       Recompute#gold}: valid rows, exact dedup on {@code event_id}, the same code as {@code
@@ -322,7 +323,10 @@ public final class BackfillJob {
                 .option("maxFilesPerTrigger", Integer.MAX_VALUE)
                 .load(reg.silverEvents()),
             metric,
-            config.goldWatermarkDelay());
+            config.goldWatermarkDelay(),
+            config.sources());
+    // the new checkpoint is the gold stream's: one watermark per listed source, recorded with it
+    SourceInputs.check(spark, checkpoint, metric.queryName(), config.sources());
     // Every partition must be processed (Spark validates the state store commits of each).
     VoidFunction2<Dataset<Row>, Long> nothing =
         (batch, batchId) -> batch.write().format("noop").mode("overwrite").save();

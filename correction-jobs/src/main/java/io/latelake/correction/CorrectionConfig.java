@@ -6,6 +6,7 @@ import io.latelake.core.config.Settings;
 import io.latelake.core.config.SharedSettings;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.metric.Metrics;
+import io.latelake.core.streaming.SourceInputs;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;
@@ -28,6 +29,9 @@ import java.util.Optional;
  * @param rollupZone time zone of the days of {@code gold.daily_*} and {@code gold.weekly_*} ({@code
  *     lake.correction.rollup-time-zone}, an IANA region or UTC)
  * @param metrics the configured gold metrics (sorted by name)
+ * @param sources {@code lake.sources}: the sources with a watermark of their own in the gold stream
+ *     ({@link io.latelake.core.streaming.SourceInputs}); {@code backfill} starts the new checkpoint
+ *     with them
  */
 public record CorrectionConfig(
     Duration horizon,
@@ -38,7 +42,8 @@ public record CorrectionConfig(
     Duration goldWatermarkDelay,
     Duration dedupHorizon,
     ZoneId rollupZone,
-    List<MetricSpec> metrics) {
+    List<MetricSpec> metrics,
+    List<String> sources) {
 
   /**
    * @throws LakeConfigException naming the first bad key and value; the horizon must be at least
@@ -63,7 +68,8 @@ public record CorrectionConfig(
         delay,
         dedupHorizon,
         zone(c),
-        Metrics.fromConfig(root));
+        Metrics.fromConfig(root),
+        SourceInputs.fromConfig(root));
   }
 
   /**
