@@ -38,7 +38,7 @@ public final class BronzeJob extends StreamingJob<BronzeConfig> {
   }
 
   private Dataset<Row> source() {
-    if (context.firstCheck("source:" + config.queryName())) {
+    if (context.firstCheck(List.of("source", config))) {
       SourceSwitchGuard.requireSameSource(
           context.spark(), context.tables().bronzeEvents(), config.source(), config.queryName());
     }

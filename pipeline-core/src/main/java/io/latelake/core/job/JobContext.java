@@ -20,7 +20,7 @@ import org.apache.spark.sql.SparkSession;
  * @param startedAt when the run started, truncated to microseconds (Delta's timestamp precision)
  * @param runSuffix 8 random hex digits that make this run's ids unique
  * @param startChecks the start checks that have passed in this context (see {@link
- *     #firstCheck(String)})
+ *     #firstCheck(Object)})
  */
 public record JobContext(
     SparkSession spark,
@@ -28,7 +28,7 @@ public record JobContext(
     Clock clock,
     Instant startedAt,
     String runSuffix,
-    Set<String> startChecks) {
+    Set<Object> startChecks) {
 
   /** A context for a run starting now on {@code clock}. */
   public static JobContext start(SparkSession spark, TableRegistry tables, Clock clock) {
@@ -48,14 +48,16 @@ public record JobContext(
 
   /**
    * Whether a start check (an output table's recorded definition, a checkpoint's source kind, ...)
-   * still has to run in this context. A context whose jobs run many times (the lock-step fast path
-   * runs bronze, silver and gold once per step on one context) checks each stream's start
-   * conditions before its first run only: nothing but its own runs changes them in between.
+   * still has to run in this context. A context whose jobs run many times with the same settings
+   * (the lock-step fast path runs bronze, silver and gold once per step on one context) checks each
+   * stream's start conditions before its first run only: nothing but its own runs changes them in
+   * between. Other settings are another check.
    *
-   * @param check what is checked, e.g. {@code checkOutput:silver}
+   * @param check what is checked with which settings, e.g. {@code List.of("output", queryName,
+   *     config)} (compared with {@code equals}: a job's typed config is a record)
    * @return true the first time {@code check} is asked for in this context, false afterwards
    */
-  public boolean firstCheck(String check) {
+  public boolean firstCheck(Object check) {
     return startChecks.add(check);
   }
 

@@ -29,6 +29,13 @@ public final class CheckpointGuard {
     Configuration conf = spark.sparkContext().hadoopConfiguration();
     try {
       Path offsets = new Path(checkpointPath, "offsets");
+      // a file listing first: a started checkpoint needs no look at the table
+      boolean hasCheckpoint =
+          offsets.getFileSystem(conf).exists(offsets)
+              && offsets.getFileSystem(conf).listStatus(offsets).length > 0;
+      if (hasCheckpoint) {
+        return;
+      }
       // a commit after version 0 (the table's creation), as Delta's history reports it
       boolean tableHasData =
           DeltaTables.exists(spark, tablePath)
@@ -38,10 +45,7 @@ public final class CheckpointGuard {
                       .first()
                       .getLong(0)
                   > 0;
-      boolean hasCheckpoint =
-          offsets.getFileSystem(conf).exists(offsets)
-              && offsets.getFileSystem(conf).listStatus(offsets).length > 0;
-      if (tableHasData && !hasCheckpoint && !onlyMetadataCommits(spark, tablePath)) {
+      if (tableHasData && !onlyMetadataCommits(spark, tablePath)) {
         throw new LatelakeException(
             "Cannot start stream '"
                 + queryName

@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * transform applied, the checkpoint guarded ({@link CheckpointGuard}: a table with commits and no
  * checkpoint is an error), the output table created when missing, and a {@link StreamRunner.Start}
  * made that starts the query named {@code queryName} on the checkpoint {@code
- * _checkpoints/<queryName>}. The checkpoint guard, the table creation and {@link #checkOutput} run
- * before a stream's first run in a {@link JobContext} only ({@link JobContext#firstCheck}).
+ * _checkpoints/<queryName>}. The table creation and {@link #checkOutput} run before a stream's
+ * first run in a {@link JobContext} with a given config only ({@link JobContext#firstCheck}); the
+ * checkpoint guard runs before every run (a file listing once the checkpoint has started).
  *
  * @param <C> the job's typed config
  */
@@ -147,9 +148,9 @@ public abstract class StreamingJob<C> {
     SparkSession spark = context.spark();
     Dataset<Row> out = p.transform().apply(p.source().get());
     String checkpoint = context.tables().checkpoint(p.queryName());
-    if (context.firstCheck("output:" + p.queryName())) {
-      CheckpointGuard.requireCheckpointIfTableHasData(
-          spark, p.queryName(), p.outputPath(), checkpoint);
+    CheckpointGuard.requireCheckpointIfTableHasData(
+        spark, p.queryName(), p.outputPath(), checkpoint);
+    if (context.firstCheck(java.util.Arrays.asList("output", p.queryName(), config))) {
       StreamPlan.Sink sink = p.sink();
       DeltaTables.createIfNotExists(
           spark,
