@@ -62,18 +62,22 @@ class ReconcileRaceTest extends SparkTestBase {
         schema);
   }
 
+  /** One metric page_5m by page with the reconcile late policy, its lake at {@code root}. */
+  static CorrectionConfig reconcileConfig(Path root) {
+    return CorrectionConfig.fromConfig(
+        ConfigLoader.load(
+            Optional.empty(),
+            List.of(
+                "lake.root=\"" + root + "\"",
+                "lake.event.fields=[{name=page, type=string}]",
+                "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], "
+                    + "measures=[{name=events, function=count}], late-policy=reconcile}")));
+  }
+
   @Test
   void aCorrectionStagedWhileApplyRunsStaysPending() {
     Path root = tmp.resolve("lake");
-    CorrectionConfig config =
-        CorrectionConfig.fromConfig(
-            ConfigLoader.load(
-                Optional.empty(),
-                List.of(
-                    "lake.root=\"" + root + "\"",
-                    "lake.event.fields=[{name=page, type=string}]",
-                    "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], "
-                        + "measures=[{name=events, function=count}], late-policy=reconcile}")));
+    CorrectionConfig config = reconcileConfig(root);
     TableRegistry registry = new TableRegistry(root.toString());
     CorrectionTables tables = new CorrectionTables(registry);
     MetricSpec metric = config.metric("page_5m");
@@ -147,15 +151,7 @@ class ReconcileRaceTest extends SparkTestBase {
   @Test
   void aPendingTableStagedWithJsonTextValuesIsRefusedWithTheRemedy() {
     Path root = tmp.resolve("old-lake");
-    CorrectionConfig config =
-        CorrectionConfig.fromConfig(
-            ConfigLoader.load(
-                Optional.empty(),
-                List.of(
-                    "lake.root=\"" + root + "\"",
-                    "lake.event.fields=[{name=page, type=string}]",
-                    "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], "
-                        + "measures=[{name=events, function=count}], late-policy=reconcile}")));
+    CorrectionConfig config = reconcileConfig(root);
     CorrectionTables tables = new CorrectionTables(new TableRegistry(root.toString()));
     MetricSpec metric = config.metric("page_5m");
     String path = tables.pending(metric);
