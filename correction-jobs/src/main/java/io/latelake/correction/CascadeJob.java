@@ -25,6 +25,7 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,6 +95,8 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
           tables.daily(m),
           "run `latelake rebuild` first");
       LakeReads.requireZone(spark, tables.daily(m), "gold.daily_" + m.name(), config.rollupZone());
+      LakeReads.requireColumns(
+          spark, tables.daily(m), "gold.daily_" + m.name(), m, Rollups.dailyColumns(m));
     }
     LocalDate weekFrom = range.from().with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY));
     LocalDate weekTo = range.to().with(TemporalAdjusters.nextOrSame(DayOfWeek.SUNDAY));
@@ -228,10 +231,13 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
     Dataset<Row> fresh = Rollups.weekly(daily, metric);
     String path = tables.weekly(metric);
     LakeReads.requireZone(spark, path, "gold.weekly_" + metric.name(), config.rollupZone());
+    StructType weeklySchema = fresh.schema().add("updated_at", DataTypes.TimestampType);
+    LakeReads.requireColumns(
+        spark, path, "gold.weekly_" + metric.name(), metric, List.of(weeklySchema.fieldNames()));
     DeltaTables.createIfNotExists(
         spark,
         path,
-        fresh.schema().add("updated_at", DataTypes.TimestampType),
+        weeklySchema,
         List.of(),
         Map.of(Rollups.ZONE_PROPERTY, config.rollupZone().getId()));
     Dataset<Row> existing =

@@ -11,6 +11,7 @@ import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.List;
 import java.util.Optional;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -123,6 +124,40 @@ public final class LakeReads {
               + built
               + ", or move the table aside and "
               + "rebuild it (and its weekly rollup) over the whole range");
+    }
+  }
+
+  /**
+   * Refuses a rollup table built with another definition of its metric (a measure or group-by
+   * column added, removed or renamed, as {@code backfill} allows): its days or weeks cannot be
+   * replaced or merged with rows of the new shape.
+   *
+   * @param what the table's name, e.g. {@code gold.daily_page_5m}
+   * @param metric the metric as configured now
+   * @param columns the columns the configured metric gives the table, in order
+   * @throws LakeConfigException (exit 2) naming both column lists and the remedy
+   */
+  public static void requireColumns(
+      SparkSession spark, String path, String what, MetricSpec metric, List<String> columns) {
+    if (!DeltaTables.exists(spark, path)) {
+      return;
+    }
+    List<String> built = List.of(spark.read().format("delta").load(path).schema().fieldNames());
+    if (!new java.util.HashSet<>(built).equals(new java.util.HashSet<>(columns))) {
+      throw new LakeConfigException(
+          what
+              + " at "
+              + path
+              + " has the columns "
+              + built
+              + " but metric "
+              + metric.name()
+              + " now gives "
+              + columns
+              + ": its definition changed (see `latelake backfill`). Move the table aside and "
+              + "rebuild it over the whole range: `latelake rebuild --metric "
+              + metric.name()
+              + " --from <first day> --to <last day>`, then `latelake cascade` over the same days");
     }
   }
 

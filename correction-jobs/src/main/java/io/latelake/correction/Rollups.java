@@ -72,6 +72,18 @@ public final class Rollups {
   }
 
   /**
+   * @return the columns of {@code gold.daily_<metric>}: {@code event_date}, the group-by columns,
+   *     the measures (the order {@link #daily} selects them in)
+   */
+  static List<String> dailyColumns(MetricSpec metric) {
+    List<String> out = new ArrayList<>();
+    out.add("event_date");
+    out.addAll(metric.groupBy());
+    out.addAll(metric.measureNames());
+    return out;
+  }
+
+  /**
    * @return the instant the local day {@code day} of {@code zone} starts (the first valid time of
    *     the day when midnight falls in a daylight-saving gap)
    */

@@ -28,6 +28,11 @@ class RollupJobsTest extends SparkTestBase {
   @TempDir Path tmp;
 
   static CorrectionConfig config(Path root, String zone) {
+    return config(root, zone, "");
+  }
+
+  /** As above, with {@code extraMeasures} appended to page_5m's measures (e.g. {@code , {...}}). */
+  static CorrectionConfig config(Path root, String zone, String extraMeasures) {
     return CorrectionConfig.fromConfig(
         ConfigLoader.load(
             Optional.empty(),
@@ -35,7 +40,9 @@ class RollupJobsTest extends SparkTestBase {
                 "lake.root=\"" + root + "\"",
                 "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]",
                 "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], measures=["
-                    + "{name=events, function=count}, {name=value_sum, function=sum, column=value}]}",
+                    + "{name=events, function=count}, {name=value_sum, function=sum, column=value}"
+                    + extraMeasures
+                    + "]}",
                 "lake.correction.rollup-time-zone=\"" + zone + "\"")));
   }
 
@@ -170,6 +177,43 @@ class RollupJobsTest extends SparkTestBase {
                 + " holds days of time zone America/New_York; "
                 + "days of two zones must not mix: set it back to America/New_York, or move the "
                 + "table aside and rebuild it (and its weekly rollup) over the whole range");
+
+    // a measure added to the metric (backfill rebuilt gold): the rollups of the old shape refuse
+    // to mix days or weeks of the two shapes, naming both column lists and the remedy
+    CorrectionConfig peak =
+        config(root, "America/New_York", ", {name=peak, function=max, column=value}");
+    String remedy =
+        ": its definition changed (see `latelake backfill`). Move the table aside and rebuild it "
+            + "over the whole range: `latelake rebuild --metric page_5m --from <first day> --to "
+            + "<last day>`, then `latelake cascade` over the same days";
+    assertThatThrownBy(
+            () ->
+                new RebuildJob(
+                        JobContext.start(spark, tables),
+                        new RangeSpec(peak, peak.metrics(), days("2024-11-03", "2024-11-03")))
+                    .run())
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "gold.daily_page_5m at "
+                + daily
+                + " has the columns [event_date, page, events, value_sum] but metric page_5m now "
+                + "gives [event_date, page, events, value_sum, peak]"
+                + remedy);
+    assertThatThrownBy(
+            () ->
+                new CascadeJob(
+                        JobContext.start(spark, tables),
+                        new RangeSpec(peak, peak.metrics(), days("2024-11-02", "2024-11-04")))
+                    .run())
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "gold.daily_page_5m at "
+                + daily
+                + " has the columns [event_date, page, events, value_sum] but metric page_5m now "
+                + "gives [event_date, page, events, value_sum, peak]"
+                + remedy);
+    assertThat(rows(daily, "concat_ws(' ', event_date, page, events, value_sum)"))
+        .containsExactly("2024-11-03 p 4 14", "2024-11-04 p 1 6");
   }
 
   @Test
