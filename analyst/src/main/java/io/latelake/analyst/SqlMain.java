@@ -159,9 +159,16 @@ public final class SqlMain extends AnalystCommand<List<String>> {
     }
   }
 
+  /** Added to a missing table's error: the lake's tables are known by name once registered. */
+  static final String NOT_REGISTERED_HINT =
+      "The lake's tables and views are known by name once `latelake catalog register` has run"
+          + " (again after a job created new tables; jobs register their own only with"
+          + " lake.catalog.jobs-register = true).";
+
   /**
    * @return the statement's result
-   * @throws LatelakeException (exit 2) when Spark's analysis rejects it (missing table, column)
+   * @throws LatelakeException (exit 2) when Spark's analysis rejects it (missing table, column); a
+   *     missing table's message ends with {@link #NOT_REGISTERED_HINT}
    */
   static Dataset<Row> run(SparkSession spark, String statement, String label) {
     LOG.debug("Running {}: {}", label, statement);
@@ -169,8 +176,10 @@ public final class SqlMain extends AnalystCommand<List<String>> {
       return spark.sql(statement);
     } catch (Exception e) {
       if (e instanceof AnalysisException a) {
+        String hint =
+            "TABLE_OR_VIEW_NOT_FOUND".equals(a.getCondition()) ? " " + NOT_REGISTERED_HINT : "";
         throw new LatelakeException(
-            "Cannot run " + label + ": " + a.getSimpleMessage(), ExitCode.USAGE, e);
+            "Cannot run " + label + ": " + a.getSimpleMessage() + hint, ExitCode.USAGE, e);
       }
       throw e;
     }

@@ -233,7 +233,11 @@ class SqlMainTest extends SparkTestBase {
             LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
         .hasMessageStartingWith(
             "Cannot run the statement: [TABLE_OR_VIEW_NOT_FOUND] The table "
-                + "or view `latelake_gold`.`nope` cannot be found.");
+                + "or view `latelake_gold`.`nope` cannot be found.")
+        .hasMessageEndingWith(
+            " The lake's tables and views are known by name once `latelake catalog register` has"
+                + " run (again after a job created new tables; jobs register their own only with"
+                + " lake.catalog.jobs-register = true).");
     StringWriter err = new StringWriter();
     assertThat(
             Launcher.execute(
