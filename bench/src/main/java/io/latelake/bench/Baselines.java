@@ -48,25 +48,13 @@ final class Baselines {
   /** {@code from_json} with the record schema, times parsed, then Delta append. */
   static void ingestFromJson(SparkSession spark, String landing, String out, String checkpoint) {
     Dataset<Row> rows = parsed(spark, landing);
-    await(
-        rows.writeStream()
-            .format("delta")
-            .outputMode("append")
-            .option("checkpointLocation", checkpoint)
-            .trigger(Trigger.AvailableNow()),
-        out);
+    appendToDelta(rows, out, checkpoint);
   }
 
   /** The bare copy of each line ({@code value}) into Delta: the limit for any ingest. */
   static void ingestBareCopy(SparkSession spark, String landing, String out, String checkpoint) {
     Dataset<Row> rows = spark.readStream().text(landing);
-    await(
-        rows.writeStream()
-            .format("delta")
-            .outputMode("append")
-            .option("checkpointLocation", checkpoint)
-            .trigger(Trigger.AvailableNow()),
-        out);
+    appendToDelta(rows, out, checkpoint);
   }
 
   /** Silver's stream with {@code withWatermark} only: valid bronze rows plus lateness, no dedup. */
@@ -91,13 +79,7 @@ final class Baselines {
                     .minus(unix_micros(col("event_time")))
                     .divide(1_000_000.0)
                     .as("lateness_s"));
-    await(
-        rows.writeStream()
-            .format("delta")
-            .outputMode("append")
-            .option("checkpointLocation", checkpoint)
-            .trigger(Trigger.AvailableNow()),
-        out);
+    appendToDelta(rows, out, checkpoint);
   }
 
   /** The windowed aggregate of silver in update mode, each micro-batch plainly appended. */
@@ -238,6 +220,17 @@ final class Baselines {
             col("device_id"),
             col("events"),
             col("bytes"));
+  }
+
+  /** Appends the stream to the Delta table at {@code out} with the available-now trigger. */
+  private static void appendToDelta(Dataset<Row> rows, String out, String checkpoint) {
+    await(
+        rows.writeStream()
+            .format("delta")
+            .outputMode("append")
+            .option("checkpointLocation", checkpoint)
+            .trigger(Trigger.AvailableNow()),
+        out);
   }
 
   private static void await(
