@@ -1,5 +1,6 @@
 package io.latelake.correction;
 
+import static org.apache.spark.sql.functions.broadcast;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.pmod;
@@ -76,6 +77,44 @@ public final class Recompute {
    */
   public static Dataset<Row> gold(Dataset<Row> bronze, MetricSpec metric) {
     return MetricAggregation.aggregate(exactDedup(validEvents(bronze)), metric, null);
+  }
+
+  /**
+   * Gold rows of the windows starting at {@code starts} only, recomputed from bronze read around
+   * them: the result equals {@link #gold(Dataset, MetricSpec, Instant, Instant)} over {@code [from,
+   * to)} restricted to those windows, at a cost that follows the windows rather than the range. The
+   * valid rows of the windows name the event ids that can count there; only the copies of those ids
+   * (a left semi join on {@code event_id}: no shuffle of the other rows) go through the exact
+   * dedup, and the first arrivals in the windows are aggregated. An event whose first copy lies in
+   * a window has that copy among the window rows, and every other copy of it in {@code bronze}
+   * among the copies, so it is decided as in the full recompute; an event with no copy in the
+   * windows counts in neither.
+   *
+   * @param bronze bronze rows read around {@code [from, to)} ({@link LakeReads#bronzeAround})
+   * @param starts one {@code window_start} timestamp column, the windows to recompute, all in
+   *     {@code [from, to)}
+   * @param from the first window's start (UTC)
+   * @param to the last window's end (UTC)
+   * @return {@code window_start}, {@code window_end}, group-by columns, measures; windows of {@code
+   *     starts} without events have no row
+   */
+  public static Dataset<Row> goldOfWindows(
+      Dataset<Row> bronze, MetricSpec metric, Dataset<Row> starts, Instant from, Instant to) {
+    Dataset<Row> valid = validEvents(bronze);
+    Column inRange =
+        col("event_time")
+            .geq(lit(Timestamp.from(from)))
+            .and(col("event_time").lt(lit(Timestamp.from(to))));
+    Dataset<Row> ids =
+        valid
+            .filter(inRange)
+            .select(col("event_id"), windowStart(col("event_time"), metric.window()).as("_start"))
+            .join(broadcast(starts), col("_start").equalTo(starts.col("window_start")), "left_semi")
+            .select("event_id")
+            .distinct();
+    Dataset<Row> copies = valid.join(ids, new String[] {"event_id"}, "left_semi");
+    return MetricAggregation.aggregate(exactDedup(copies).filter(inRange), metric, null)
+        .join(broadcast(starts), "window_start");
   }
 
   /**

@@ -48,8 +48,7 @@ final class WindowDiff {
             plan.end(),
             dedupHorizon);
     Dataset<Row> recomputed =
-        Recompute.gold(bronze, metric, plan.start(), plan.end())
-            .join(broadcast(starts), "window_start");
+        Recompute.goldOfWindows(bronze, metric, starts, plan.start(), plan.end());
     Dataset<Row> published =
         spark
             .read()

@@ -154,6 +154,40 @@ class TransformsTest extends SparkTestBase {
   }
 
   @Test
+  void recomputeOfTouchedWindowsEqualsTheRangeRecomputeRestrictedToThem() {
+    Dataset<Row> bronze =
+        df(
+            // first copy at 12:01, retry re-stamped into the touched 12:25 window: not counted
+            // there
+            bronze("x", "12:01:00", "12:01:01", "home", 5, null),
+            bronze("x", "12:25:00", "12:31:00", "home", 5, null),
+            // first copy in the touched 12:25 window, a later copy outside: counted there
+            bronze("y", "12:26:00", "12:26:01", "home", 7, null),
+            bronze("y", "12:03:00", "12:40:00", "home", 7, null),
+            // two copies inside the window: the earlier enqueued one counts
+            bronze("z", "12:27:00", "12:29:00", "home", 3, null),
+            bronze("z", "12:28:00", "12:28:30", "home", 30, null),
+            // invalid and untouched rows
+            bronze("bad", "12:27:30", "12:27:31", "home", 100, "INVALID_FIELD"),
+            bronze("u", "12:16:00", "12:16:01", "home", 9, null),
+            bronze("v", "12:41:00", "12:41:01", "other", 2, null));
+    Instant from = Instant.parse("2024-05-14T12:00:00Z");
+    Instant to = Instant.parse("2024-05-14T12:45:00Z");
+    Dataset<Row> starts =
+        spark.createDataFrame(
+            List.of(
+                RowFactory.create(java.sql.Timestamp.from(Instant.parse("2024-05-14T12:25:00Z"))),
+                RowFactory.create(java.sql.Timestamp.from(Instant.parse("2024-05-14T12:40:00Z")))),
+            new org.apache.spark.sql.types.StructType()
+                .add("window_start", org.apache.spark.sql.types.DataTypes.TimestampType));
+    String shape = "concat_ws(' ', page, date_format(window_start, 'HH:mm'), events, value_sum)";
+    assertThat(strings(Recompute.goldOfWindows(bronze, PAGE_5M, starts, from, to), shape))
+        .containsExactly("home 12:25 2 37", "other 12:40 1 2")
+        .isEqualTo(
+            strings(Recompute.gold(bronze, PAGE_5M, from, to).join(starts, "window_start"), shape));
+  }
+
+  @Test
   void copiesWithEqualEnqueuedTimesKeepTheLowestPartitionThenOffset() {
     Dataset<Row> in =
         spark.createDataFrame(
