@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.function.Supplier;
 import org.apache.spark.SparkContext;
 import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A batch action of the correction path, in the manner of Iceberg's Spark actions: built from the
@@ -19,6 +21,8 @@ import org.apache.spark.sql.SparkSession;
  * @param <R> the result record
  */
 public abstract class CorrectionAction<O, R> {
+  private static final Logger LOG = LoggerFactory.getLogger(CorrectionAction.class);
+
   protected final JobContext context;
   protected final SparkSession spark;
   protected final TableRegistry registry;
@@ -66,15 +70,20 @@ public abstract class CorrectionAction<O, R> {
     return Timestamp.from(context.startedAt());
   }
 
-  /** Runs {@code body} with the Spark job description {@code <run id>: <description>}. */
+  /**
+   * Runs {@code body} with the Spark job description {@code <run id>: <description>} and logs its
+   * wall-clock time at DEBUG.
+   */
   protected final <T> T step(String description, Supplier<T> body) {
     SparkContext sc = spark.sparkContext();
     String previous = sc.getLocalProperty("spark.job.description");
     sc.setJobDescription(runId + ": " + description);
+    long start = System.nanoTime();
     try {
       return body.get();
     } finally {
       sc.setJobDescription(previous);
+      LOG.debug("{}: {} took {} ms", runId, description, (System.nanoTime() - start) / 1_000_000);
     }
   }
 
