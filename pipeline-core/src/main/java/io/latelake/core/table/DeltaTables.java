@@ -25,7 +25,7 @@ public final class DeltaTables {
       StructType schema,
       List<String> partitionBy,
       Map<String, String> properties) {
-    if (DeltaTable.isDeltaTable(spark, path)) {
+    if (exists(spark, path)) {
       return;
     }
     DeltaTableBuilder b = DeltaTable.createIfNotExists(spark).location(path);
@@ -55,9 +55,27 @@ public final class DeltaTables {
   }
 
   /**
+   * Whether a Delta table exists at {@code path}, as seen now. Delta's own check ({@link
+   * DeltaTable#isDeltaTable}) answers from the transaction log it cached for the path without
+   * refreshing it: a JVM that first looked while another process was creating the table (its log
+   * folder there, no commit yet) is told "no table" for as long as it lives. A "no" for a path that
+   * exists is therefore confirmed by reading the table, which refreshes Delta's log.
+   *
    * @return true when a Delta table exists at {@code path}
    */
   public static boolean exists(SparkSession spark, String path) {
-    return DeltaTable.isDeltaTable(spark, path);
+    if (DeltaTable.isDeltaTable(spark, path)) {
+      return true;
+    }
+    if (!pathExists(spark, path)) {
+      return false;
+    }
+    try {
+      spark.read().format("delta").load(path);
+      return true;
+    } catch (Exception e) {
+      // AnalysisException (checked in Java): not a Delta table, or no commit yet
+      return false;
+    }
   }
 }
