@@ -151,7 +151,7 @@ public final class ProfileJob extends ProfilerJob {
             "profile " + range + ": lateness per source and arrival day, one pass over bronze");
     List<Row> summaryRows;
     try {
-      summaryRows = summary.collectAsList();
+      summaryRows = timed("one pass over bronze", summary::collectAsList);
     } finally {
       spark.sparkContext().setJobDescription(null);
     }
@@ -160,6 +160,7 @@ public final class ProfileJob extends ProfilerJob {
     List<Row> statsRows = stats.orderBy(col("source"), col("arrival_day")).collectAsList();
     Dataset<Row> fresh = spark.createDataFrame(statsRows, stats.schema());
     String statsPath = tables.monitoring("lateness_stats");
+    long statsStarted = System.nanoTime();
     if (DeltaTables.exists(spark, statsPath)) {
       // mergeSchema: tables written before redelivery_count/_share existed gain the columns
       fresh
@@ -172,12 +173,16 @@ public final class ProfileJob extends ProfilerJob {
     } else {
       fresh.write().format("delta").mode("overwrite").save(statsPath);
     }
+    LOG.debug("write lateness_stats took {} ms", (System.nanoTime() - statsStarted) / 1_000_000);
+    long cdfStarted = System.nanoTime();
     LatenessStats.cdf(computed, range, cfg, now)
         .write()
         .format("delta")
         .mode("overwrite")
         .option("overwriteSchema", "true")
         .save(tables.monitoring("lateness_cdf"));
+    LOG.debug("write lateness_cdf took {} ms", (System.nanoTime() - cdfStarted) / 1_000_000);
+    long adviceStarted = System.nanoTime();
     Dataset<Row> advice = LatenessStats.advice(computed, range, cfg, now);
     List<Row> adviceRows =
         advice.orderBy(col("source"), col("kind").desc(), col("coverage")).collectAsList();
@@ -188,6 +193,8 @@ public final class ProfileJob extends ProfilerJob {
         .mode("overwrite")
         .option("overwriteSchema", "true")
         .save(tables.monitoring("watermark_advice"));
+    LOG.debug("write watermark_advice took {} ms", (System.nanoTime() - adviceStarted) / 1_000_000);
+    long alertsStarted = System.nanoTime();
 
     Dataset<Row> alerts = Alerts.fromRules(spark, fresh, cfg.rules(), now);
     if (DeltaTables.exists(spark, tables.streamProgress())) {
@@ -210,9 +217,19 @@ public final class ProfileJob extends ProfilerJob {
           .mode("append")
           .save(tables.monitoring("alerts"));
     }
+    LOG.debug("alerts took {} ms", (System.nanoTime() - alertsStarted) / 1_000_000);
     log(statsRows, adviceRows, alertRows);
     return new Result(
         range, statsRows, adviceRows, alertRows, Duration.ofNanos(System.nanoTime() - started));
+  }
+
+  private static <T> T timed(String what, java.util.function.Supplier<T> body) {
+    long started = System.nanoTime();
+    try {
+      return body.get();
+    } finally {
+      LOG.debug("{} took {} ms", what, (System.nanoTime() - started) / 1_000_000);
+    }
   }
 
   private void log(List<Row> stats, List<Row> advice, List<Row> alerts) {
