@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -124,6 +125,39 @@ public final class Bench {
   }
 
   /**
+   * Runs every selected pair once on a small data set in its own lake, untimed, so that what any
+   * first run in a fresh JVM pays (class loading, JIT compilation, Spark's and Delta's first jobs)
+   * is not charged to whichever run comes first in the measured repeats. The scale-out children are
+   * separate JVMs, so that group is left out.
+   *
+   * @param small the warm-up data
+   * @param only groups to run (empty: all)
+   * @param work folder for the warm-up lake (created)
+   * @return the warm-up's wall-clock seconds
+   */
+  public static double warmUp(
+      SparkSession spark, Config base, SyntheticEvents small, Set<String> only, Path work) {
+    Set<String> groups = new HashSet<>(only.isEmpty() ? GROUPS : only);
+    groups.remove("scale-out");
+    if (groups.isEmpty()) {
+      return 0;
+    }
+    LOG.info("bench warm-up: {} events, not timed", small.records());
+    Bench b =
+        new Bench(
+            spark,
+            base,
+            small,
+            1,
+            groups,
+            work,
+            (master, r) -> {
+              throw new IllegalStateException("no scale-out in the warm-up");
+            });
+    return time(() -> b.repeat(0));
+  }
+
+  /**
    * @return the figures, in table order
    */
   public List<Figure> run() {
@@ -159,28 +193,39 @@ public final class Bench {
     double append = 0;
     double oneQuery = 0;
     for (int i = 0; i < data.sliceCount(); i++) {
+      int slice = i;
       data.writeSlice(i, landing);
-      bronze += time(() -> new BronzeJob(JobContext.start(spark, t), bc).run());
+      bronze += time("bronze", slice, () -> new BronzeJob(JobContext.start(spark, t), bc).run());
       if (on("ingest")) {
         json +=
             time(
+                "from_json",
+                slice,
                 () ->
                     Baselines.ingestFromJson(
                         spark, landing.toString(), ref + "/json", ref + "/_checkpoints/json"));
         bare +=
             time(
+                "bare-copy",
+                slice,
                 () ->
                     Baselines.ingestBareCopy(
                         spark, landing.toString(), ref + "/bare", ref + "/_checkpoints/bare"));
       }
-      silver += time(() -> new SilverJob(JobContext.start(spark, t), sc).run());
+      silver += time("silver", slice, () -> new SilverJob(JobContext.start(spark, t), sc).run());
       if (on("dedup")) {
         silverRocksDb +=
             withStateStore(
                 ROCKSDB_STATE_STORE,
-                () -> time(() -> new SilverJob(JobContext.start(spark, rocks), sc).run()));
+                () ->
+                    time(
+                        "silver-rocksdb",
+                        slice,
+                        () -> new SilverJob(JobContext.start(spark, rocks), sc).run()));
         wmOnly +=
             time(
+                "watermark-only",
+                slice,
                 () ->
                     Baselines.watermarkOnly(
                         spark,
@@ -189,10 +234,12 @@ public final class Bench {
                         ref + "/_checkpoints/silver",
                         sc.watermarkDelay()));
       }
-      gold += time(() -> new GoldJob(JobContext.start(spark, t), gc).run());
+      gold += time("gold", slice, () -> new GoldJob(JobContext.start(spark, t), gc).run());
       if (on("publish")) {
         append +=
             time(
+                "append",
+                slice,
                 () ->
                     Baselines.appendAggregate(
                         spark,
@@ -205,6 +252,8 @@ public final class Bench {
       if (on("fast-path")) {
         oneQuery +=
             time(
+                "one-query",
+                slice,
                 () ->
                     Baselines.oneQuery(
                         spark,
@@ -554,6 +603,13 @@ public final class Bench {
     long t0 = System.nanoTime();
     work.run();
     return (System.nanoTime() - t0) / 1e9;
+  }
+
+  /** {@link #time(Runnable)}, logged at DEBUG with the run's name and slice (1-based). */
+  private static double time(String name, int slice, Runnable work) {
+    double seconds = time(work);
+    LOG.debug("slice {}: {} {} s", slice + 1, name, String.format(Locale.ROOT, "%.2f", seconds));
+    return seconds;
   }
 
   /**

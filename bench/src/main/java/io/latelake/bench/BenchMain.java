@@ -82,6 +82,17 @@ public final class BenchMain implements Callable<Integer> {
   int slices;
 
   @Option(
+      names = "--warm-up",
+      paramLabel = "N",
+      defaultValue = "4000",
+      description =
+          "Synthetic records run once, in one micro-batch, through every selected pair "
+              + "before the measured repeats, untimed, so no figure pays the JVM's first-run "
+              + "cost; 0 skips it "
+              + "(default: ${DEFAULT-VALUE}).")
+  long warmUp;
+
+  @Option(
       names = "--seed",
       defaultValue = "13",
       description = "Random seed (default: ${DEFAULT-VALUE}).")
@@ -126,11 +137,13 @@ public final class BenchMain implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (events < 100 || repeats < 1 || slices < 1) {
+    if (events < 100 || repeats < 1 || slices < 1 || warmUp != 0 && warmUp < 100) {
       throw new LakeConfigException(
           "Invalid bench options: --events "
               + events
-              + " (at least 100), --repeats "
+              + " (at least 100), --warm-up "
+              + warmUp
+              + " (0 or at least 100), --repeats "
               + repeats
               + " (at least 1), --slices "
               + slices
@@ -169,6 +182,13 @@ public final class BenchMain implements Callable<Integer> {
         write(dir.resolve("seconds.txt"), Double.toString(s));
         return ExitCode.OK.code();
       }
+      if (warmUp > 0) {
+        SyntheticEvents small =
+            SyntheticEvents.generate(warmUp, 1, seed + 1, lateness, metric.window());
+        double s =
+            Bench.warmUp(spark, config, small, new LinkedHashSet<>(only), dir.resolve("warm-up"));
+        LOG.info("bench warm-up took {} s", String.format(Locale.ROOT, "%.1f", s));
+      }
       List<Figure> figures =
           new Bench(
                   spark,
@@ -181,11 +201,11 @@ public final class BenchMain implements Callable<Integer> {
               .run();
       PrintWriter out = spec.commandLine().getOut();
       String master = spark.sparkContext().master();
-      out.print(table(figures, data, master));
+      out.print(table(figures, data, master, warmUp));
       Path file =
           (results != null ? results : home.resolve("bench/results"))
               .resolve("bench-" + stamp + ".json");
-      write(file, json(figures, data, master, stamp));
+      write(file, json(figures, data, master, stamp, warmUp));
       out.printf("written to %s%n", file);
       out.flush();
       if (work == null) {
@@ -288,15 +308,18 @@ public final class BenchMain implements Callable<Integer> {
     }
   }
 
-  static String table(List<Figure> figures, SyntheticEvents data, String master) {
+  static String table(List<Figure> figures, SyntheticEvents data, String master, long warmUp) {
     StringBuilder sb = new StringBuilder();
     sb.append(
         String.format(
             Locale.ROOT,
-            "%nlatelake bench: %,d events (%d micro-batches), " + "%s, median of the repeats%n",
+            "%nlatelake bench: %,d events (%d micro-batches), %s, median of the repeats%s%n",
             data.records(),
             data.sliceCount(),
-            master));
+            master,
+            warmUp > 0
+                ? String.format(Locale.ROOT, ", after an untimed warm-up of %,d events", warmUp)
+                : ", no warm-up"));
     String fmt = "%-24s %10s %10s %8s %8s  %s%n";
     sb.append(
         String.format(
@@ -322,16 +345,18 @@ public final class BenchMain implements Callable<Integer> {
     return sb.toString();
   }
 
-  static String json(List<Figure> figures, SyntheticEvents data, String master, String stamp) {
+  static String json(
+      List<Figure> figures, SyntheticEvents data, String master, String stamp, long warmUp) {
     StringBuilder sb = new StringBuilder();
     sb.append(
         String.format(
             Locale.ROOT,
-            "{\"run\":\"%s\",\"events\":%d,\"micro_batches\":%d,"
+            "{\"run\":\"%s\",\"events\":%d,\"micro_batches\":%d,\"warm_up_events\":%d,"
                 + "\"master\":\"%s\",\"figures\":[%n",
             stamp,
             data.records(),
             data.sliceCount(),
+            warmUp,
             master));
     for (int i = 0; i < figures.size(); i++) {
       sb.append("  ").append(figures.get(i).json()).append(i + 1 < figures.size() ? ",\n" : "\n");

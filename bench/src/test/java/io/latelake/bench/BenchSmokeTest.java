@@ -56,6 +56,10 @@ class BenchSmokeTest {
             "1",
             "--slices",
             "1",
+            // The warm-up is a second pass over every pair (+60 s here); the measured pass
+            // below runs the same code.
+            "--warm-up",
+            "0",
             "--work",
             tmp.resolve("work").toString(),
             "--results",
@@ -74,6 +78,9 @@ class BenchSmokeTest {
             f -> assertThat(f.getFileName().toString()).startsWith("bench-").endsWith(".json"));
     JsonNode json = new ObjectMapper().readTree(files.get(0).toFile());
     assertThat(json.get("events").asLong()).isEqualTo(2000);
+    assertThat(json.get("warm_up_events").asLong()).isZero();
+    assertThat(out.toString())
+        .contains("2,000 events (1 micro-batches), local[2], median of the repeats, no warm-up");
     List<String> names = new ArrayList<>();
     for (JsonNode f : json.get("figures")) {
       String name = f.get("figure").asText();
