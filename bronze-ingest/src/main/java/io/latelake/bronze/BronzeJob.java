@@ -40,7 +40,11 @@ public final class BronzeJob extends StreamingJob<BronzeConfig> {
   private Dataset<Row> source() {
     if (context.firstCheck(List.of("source", config))) {
       SourceSwitchGuard.requireSameSource(
-          context.spark(), context.tables().bronzeEvents(), config.source(), config.queryName());
+          context.spark(),
+          context.tables().bronzeEvents(),
+          config.source(),
+          config.queryName(),
+          context.tables().checkpoint(config.queryName()));
     }
     return switch (config.source()) {
       case KAFKA -> BronzeSources.kafka(context.spark(), config);

@@ -196,4 +196,30 @@ class KafkaTransactionsIT extends SparkTestBase {
                 + "lake.bronze.source=files, or give the kafka stream a new lake.root.");
     assertThat(spark.read().format("delta").load(root + "/bronze/events").count()).isEqualTo(1);
   }
+
+  @Test
+  void switchingAKafkaRootToFilesIsRefusedFromTheCheckpoint() throws Exception {
+    Path root = tmp.resolve("switch-back");
+    bronze(config(root));
+    long rows = spark.read().format("delta").load(root + "/bronze/events").count();
+    new LandingWriter(root.resolve("landing"))
+        .writeLines("a.jsonl", List.of(event("f-1", "12:00:00", "home", 1)));
+    Config files =
+        config(
+            root,
+            "lake.bronze.source=files",
+            "lake.bronze.files.path=\"" + root.resolve("landing") + "\"");
+
+    assertThatThrownBy(() -> bronze(files))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value 'files' for key 'lake.bronze.source': bronze_events at "
+                + root
+                + "/bronze/events was written from kafka by the stream 'bronze_events', "
+                + "whose checkpoint tracks kafka offsets; a stream cannot change its source. Keep "
+                + "lake.bronze.source=kafka, or give the files stream a new lake.root.");
+    // a1, a2, c1 and the tombstone: the committed records
+    assertThat(rows).isEqualTo(4);
+    assertThat(spark.read().format("delta").load(root + "/bronze/events").count()).isEqualTo(rows);
+  }
 }

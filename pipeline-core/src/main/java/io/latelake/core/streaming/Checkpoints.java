@@ -1,12 +1,16 @@
 package io.latelake.core.streaming;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.read.streaming.Offset;
 import org.apache.spark.sql.execution.streaming.checkpointing.CommitLog;
+import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeq;
 import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqLog;
 import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqMetadata;
 import org.apache.spark.sql.execution.streaming.runtime.StreamMetadata;
@@ -61,6 +65,25 @@ public final class Checkpoints {
    */
   public OptionalLong lastPlanned() {
     return latest(offsets().getLatestBatchId());
+  }
+
+  /**
+   * @return each source's offset in the last planned micro-batch, as the source wrote it (JSON: a
+   *     file source's {@code {"logOffset":N}}, Kafka's {@code {"topic":{"partition":offset}}}; null
+   *     for a source without one), in the query's source order; empty when none was planned
+   */
+  public Optional<List<String>> lastPlannedOffsets() {
+    scala.Option<scala.Tuple2<Object, OffsetSeq>> latest = offsets().getLatest();
+    if (latest.isEmpty()) {
+      return Optional.empty();
+    }
+    List<String> out = new ArrayList<>();
+    scala.collection.Iterator<scala.Option<Offset>> it = latest.get()._2().offsets().iterator();
+    while (it.hasNext()) {
+      scala.Option<Offset> o = it.next();
+      out.add(o.isDefined() ? o.get().json() : null);
+    }
+    return Optional.of(out);
   }
 
   /**

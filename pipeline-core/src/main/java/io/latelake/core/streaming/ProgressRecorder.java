@@ -32,12 +32,15 @@ import org.slf4j.LoggerFactory;
  * A {@link StreamingQueryListener} that logs one line per micro-batch and writes exactly one row
  * per (query, micro-batch) to {@code monitoring.stream_progress}.
  *
- * <p><b>Exactly once.</b> Each write is a Delta append carrying the idempotent-write options {@code
- * txnAppId = latelake-progress-<query id>} and {@code txnVersion = <last batch id in the write>}:
- * Delta skips a write whose version it has already committed for that id, so a progress event seen
- * twice (a replayed micro-batch, a repeated write after a failure) adds nothing. Blind appends do
- * not conflict with each other, so several streams (or applications) share the table without
- * retries. Rows of one query are written in batch-id order by one writer thread.
+ * <p><b>Exactly once.</b> Rows of one query are written in batch-id order by one writer thread, and
+ * a micro-batch's progress event is queued once (a repeated event for a batch id already queued is
+ * ignored). Each write is a blind Delta append: appends do not conflict with each other, so several
+ * streams (or applications) share the table without retries, and a blind append does not make Delta
+ * rebuild the table's snapshot (an append with Delta's idempotent-write options {@code
+ * txnAppId}/{@code txnVersion} does: 0.54 s against 0.25 s per write, measured locally). The one
+ * case where a row could land twice is a write that failed after Delta had committed it: so a write
+ * that follows a failure first reads which of its batch ids the table already holds for the query
+ * and writes only the others ({@link #withoutRecorded}).
  *
  * <p><b>Complete.</b> Rows are written as soon as Spark reports the micro-batch, on a writer thread
  * (the listener never blocks Spark's event bus). Spark keeps a micro-batch's figures in memory
@@ -309,20 +312,23 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
   }
 
   private void write(UUID queryId, List<Row> rows, long version) {
+    // Rows kept from a failed write may have been committed after all: check before writing.
+    boolean failedBefore = unwritten.containsKey(queryId);
     List<Row> all = new ArrayList<>(unwritten.getOrDefault(queryId, List.of()));
     all.addAll(rows);
     Exception last = null;
     for (int attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
       try {
-        spark
-            .createDataFrame(all, SCHEMA)
-            .write()
-            .format("delta")
-            .mode("append")
-            .option("txnAppId", "latelake-progress-" + queryId)
-            .option("txnVersion", version)
-            .option("mergeSchema", "true")
-            .save(tablePath);
+        List<Row> toWrite = failedBefore || attempt > 1 ? withoutRecorded(queryId, all) : all;
+        if (!toWrite.isEmpty()) {
+          spark
+              .createDataFrame(toWrite, SCHEMA)
+              .write()
+              .format("delta")
+              .mode("append")
+              .option("mergeSchema", "true")
+              .save(tablePath);
+        }
         unwritten.remove(queryId);
         WRITTEN.merge(writtenKey(queryId), version, Math::max);
         return;
@@ -343,6 +349,32 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
         tablePath,
         WRITE_ATTEMPTS,
         last.getMessage());
+  }
+
+  /**
+   * @param queryId the query whose rows these are
+   * @param rows rows of {@link #SCHEMA} of that query
+   * @return the rows whose batch id the table does not hold yet for the query, in order
+   */
+  List<Row> withoutRecorded(UUID queryId, List<Row> rows) {
+    int batchField = SCHEMA.fieldIndex("batch_id");
+    Set<Long> recorded = new java.util.HashSet<>();
+    spark
+        .read()
+        .format("delta")
+        .load(tablePath)
+        .filter(
+            functions
+                .col("query_id")
+                .equalTo(queryId.toString())
+                .and(
+                    functions
+                        .col("batch_id")
+                        .isin(rows.stream().map(r -> r.get(batchField)).distinct().toArray())))
+        .select("batch_id")
+        .collectAsList()
+        .forEach(r -> recorded.add(r.getLong(0)));
+    return rows.stream().filter(r -> !recorded.contains(r.getLong(batchField))).toList();
   }
 
   private static void sleep(Duration d) {

@@ -13,7 +13,11 @@ import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.UUID;
 import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -69,6 +73,19 @@ class StreamingJobTest extends SparkTestBase {
         .containsExactly("copy_values", 1L, 3L);
     assertThat(List.of(second.batches(), second.inputRows())).containsExactly(1L, 1L);
     assertThat(output(root)).containsExactly(1L, 2L, 5L);
+    // One progress row per micro-batch, written by the recorder's blind appends.
+    assertThat(
+            spark
+                .read()
+                .format("delta")
+                .load(context.tables().streamProgress())
+                .orderBy("batch_id")
+                .select("query_name", "batch_id", "input_rows", "recovery")
+                .collectAsList()
+                .stream()
+                .map(Row::toString)
+                .toList())
+        .containsExactly("[copy_values,0,3,null]", "[copy_values,1,1,null]");
 
     org.apache.commons.io.FileUtils.deleteDirectory(new File(root + "/_checkpoints/copy_values"));
     assertThatThrownBy(() -> new CopyJob(context).run())
@@ -83,6 +100,40 @@ class StreamingJobTest extends SparkTestBase {
                 + "scratch would read the input again; restore the checkpoint, or delete the table "
                 + "and the checkpoint to rebuild on purpose.");
     assertThat(output(root)).containsExactly(1L, 2L, 5L);
+  }
+
+  @Test
+  void aWriteAfterAFailureSkipsTheRowsTheTableAlreadyHolds() {
+    String table = tmp.resolve("progress").toString();
+    UUID x = UUID.randomUUID();
+    UUID y = UUID.randomUUID();
+    try (ProgressRecorder recorder = new ProgressRecorder(spark, table, Set.of("x", "y")).start()) {
+      spark
+          .createDataFrame(
+              List.of(progress(x, 0), progress(x, 1), progress(x, 2), progress(y, 1)),
+              ProgressRecorder.SCHEMA)
+          .write()
+          .format("delta")
+          .mode("append")
+          .save(table);
+
+      assertThat(
+              recorder.withoutRecorded(x, List.of(progress(x, 1), progress(x, 3), progress(x, 4))))
+          .extracting(r -> r.getLong(3))
+          .containsExactly(3L, 4L);
+      assertThat(recorder.withoutRecorded(y, List.of(progress(y, 0), progress(y, 1))))
+          .extracting(r -> r.getLong(3))
+          .containsExactly(0L);
+    }
+  }
+
+  /** A stream_progress row of query {@code id}, micro-batch {@code batch}, figures left null. */
+  private static Row progress(UUID id, long batch) {
+    Object[] cells = new Object[ProgressRecorder.SCHEMA.size()];
+    cells[0] = "q";
+    cells[1] = id.toString();
+    cells[3] = batch;
+    return RowFactory.create(cells);
   }
 
   private void append(String root, Long... values) {
