@@ -177,13 +177,7 @@ class KafkaTransactionsIT extends SparkTestBase {
   @Test
   void switchingAFilesRootToKafkaIsRefusedWithTheRemedy() throws Exception {
     Path root = tmp.resolve("switch");
-    new LandingWriter(root.resolve("landing"))
-        .writeLines("a.jsonl", List.of(event("f-1", "12:00:00", "home", 1)));
-    Config files =
-        config(
-            root,
-            "lake.bronze.source=files",
-            "lake.bronze.files.path=\"" + root.resolve("landing") + "\"");
+    Config files = filesConfig(root);
     bronze(files);
 
     assertThatThrownBy(() -> bronze(config(root)))
@@ -202,13 +196,7 @@ class KafkaTransactionsIT extends SparkTestBase {
     Path root = tmp.resolve("switch-back");
     bronze(config(root));
     long rows = spark.read().format("delta").load(root + "/bronze/events").count();
-    new LandingWriter(root.resolve("landing"))
-        .writeLines("a.jsonl", List.of(event("f-1", "12:00:00", "home", 1)));
-    Config files =
-        config(
-            root,
-            "lake.bronze.source=files",
-            "lake.bronze.files.path=\"" + root.resolve("landing") + "\"");
+    Config files = filesConfig(root);
 
     assertThatThrownBy(() -> bronze(files))
         .isInstanceOf(LakeConfigException.class)
@@ -221,5 +209,15 @@ class KafkaTransactionsIT extends SparkTestBase {
     // a1, a2, c1 and the tombstone: the committed records
     assertThat(rows).isEqualTo(4);
     assertThat(spark.read().format("delta").load(root + "/bronze/events").count()).isEqualTo(rows);
+  }
+
+  /** A files config for {@code root}, its landing folder holding one event. */
+  private static Config filesConfig(Path root) throws Exception {
+    new LandingWriter(root.resolve("landing"))
+        .writeLines("a.jsonl", List.of(event("f-1", "12:00:00", "home", 1)));
+    return config(
+        root,
+        "lake.bronze.source=files",
+        "lake.bronze.files.path=\"" + root.resolve("landing") + "\"");
   }
 }
