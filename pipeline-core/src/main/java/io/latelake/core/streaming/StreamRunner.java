@@ -359,14 +359,16 @@ public final class StreamRunner {
 
   /**
    * A micro-batch that the stop interrupts makes Spark's and Delta's file writers log "Aborting
-   * job" at ERROR with an {@code InterruptedException}, although nothing failed: the batch was not
-   * committed and is replayed on the next start. The JVM is shutting down, so these loggers are
-   * silenced for the rest of its life; a real write failure before this point still fails the query
-   * and is reported by {@link #run}.
+   * job" at ERROR with an {@code InterruptedException}, and Spark's broadcast "Store broadcast ...
+   * fail" when the interrupt comes while it stores a broadcast, although nothing failed: the batch
+   * was not committed and is replayed on the next start. The JVM is shutting down, so these loggers
+   * are silenced for the rest of its life; a real write failure before this point still fails the
+   * query and is reported by {@link #run}.
    */
   private static void quietInterruptedWriters() {
     for (String logger :
         List.of(
+            "org.apache.spark.broadcast.TorrentBroadcast",
             "org.apache.spark.sql.delta.files.DeltaFileFormatWriter",
             "org.apache.spark.sql.execution.datasources.FileFormatWriter",
             "org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution",
