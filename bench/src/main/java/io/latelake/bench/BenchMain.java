@@ -178,6 +178,15 @@ public final class BenchMain implements Callable<Integer> {
     SparkSession spark = SparkSessions.create("latelake-bench", config);
     try {
       if (scaleOutChild) {
+        if (warmUp > 0) {
+          // The same untimed warm-up as the parent's, so that neither master's figure carries
+          // the JVM's first-run cost.
+          Bench.lockStep(
+              spark,
+              config,
+              SyntheticEvents.generate(warmUp, 1, seed + 1, lateness, metric.window()),
+              dir.resolve("warm-up"));
+        }
         double s = Bench.lockStep(spark, config, data, dir);
         write(dir.resolve("seconds.txt"), Double.toString(s));
         return ExitCode.OK.code();
@@ -278,6 +287,8 @@ public final class BenchMain implements Callable<Integer> {
             Integer.toString(slices),
             "--seed",
             Long.toString(seed),
+            "--warm-up",
+            Long.toString(warmUp),
             "--work",
             childDir.toString()));
     if (configFile != null) {
