@@ -175,25 +175,24 @@ public final class BenchMain implements Callable<Integer> {
     Path dir = work != null ? work : home.resolve("bench/target/work-" + stamp);
     org.apache.logging.log4j.core.config.Configurator.setLevel(
         "io.latelake.core.streaming", org.apache.logging.log4j.Level.WARN);
+    // The untimed warm-up's data: one micro-batch, its own seed (null: no warm-up).
+    SyntheticEvents small =
+        warmUp > 0
+            ? SyntheticEvents.generate(warmUp, 1, seed + 1, lateness, metric.window())
+            : null;
     SparkSession spark = SparkSessions.create("latelake-bench", config);
     try {
       if (scaleOutChild) {
-        if (warmUp > 0) {
+        if (small != null) {
           // The same untimed warm-up as the parent's, so that neither master's figure carries
           // the JVM's first-run cost.
-          Bench.lockStep(
-              spark,
-              config,
-              SyntheticEvents.generate(warmUp, 1, seed + 1, lateness, metric.window()),
-              dir.resolve("warm-up"));
+          Bench.lockStep(spark, config, small, dir.resolve("warm-up"));
         }
         double s = Bench.lockStep(spark, config, data, dir);
         write(dir.resolve("seconds.txt"), Double.toString(s));
         return ExitCode.OK.code();
       }
-      if (warmUp > 0) {
-        SyntheticEvents small =
-            SyntheticEvents.generate(warmUp, 1, seed + 1, lateness, metric.window());
+      if (small != null) {
         double s =
             Bench.warmUp(spark, config, small, new LinkedHashSet<>(only), dir.resolve("warm-up"));
         LOG.info("bench warm-up took {} s", String.format(Locale.ROOT, "%.1f", s));
