@@ -94,6 +94,16 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
           .add("recovery", DataTypes.StringType);
 
   /**
+   * Properties of a new {@code monitoring.stream_progress}: a Delta checkpoint every 100 commits
+   * instead of Delta's default 10. The table takes one commit per micro-batch of every query, more
+   * than any other table of the lake, and a checkpoint is written inside the commit that reaches
+   * the interval (about 1.5 s locally, against 0.25 s for the append itself); replaying up to 99
+   * small JSON commits when the table is read costs no more than reading from a checkpoint
+   * (measured locally at 70 commits: 0.28-0.33 s either way).
+   */
+  static final Map<String, String> TABLE_PROPERTIES = Map.of("delta.checkpointInterval", "100");
+
+  /**
    * Highest batch id whose row this JVM has written, per table path and query id: rows up to it are
    * in the table (a write carries every earlier row that was not written yet).
    */
@@ -131,7 +141,7 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
 
   /** Creates the table if needed, starts the writer thread and registers the listener. */
   public ProgressRecorder start() {
-    DeltaTables.createIfNotExists(spark, tablePath, SCHEMA, List.of(), Map.of());
+    DeltaTables.createIfNotExists(spark, tablePath, SCHEMA, List.of(), TABLE_PROPERTIES);
     writer =
         Executors.newSingleThreadExecutor(
             r -> {
