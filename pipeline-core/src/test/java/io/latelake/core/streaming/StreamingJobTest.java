@@ -86,6 +86,11 @@ class StreamingJobTest extends SparkTestBase {
                 .map(Row::toString)
                 .toList())
         .containsExactly("[copy_values,0,3,null]", "[copy_values,1,1,null]");
+    // The recorder created the table with a Delta checkpoint every 100 commits.
+    assertThat(
+            io.latelake.core.table.TableProperties.get(
+                spark, context.tables().streamProgress(), "delta.checkpointInterval"))
+        .contains("100");
 
     org.apache.commons.io.FileUtils.deleteDirectory(new File(root + "/_checkpoints/copy_values"));
     assertThatThrownBy(() -> new CopyJob(context).run())
