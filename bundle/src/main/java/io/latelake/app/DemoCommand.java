@@ -92,6 +92,7 @@ public final class DemoCommand implements Callable<Integer> {
           out.flush();
         }
       }
+      fast.close();
       report(out, spark, fast.tables(), fast, events, dropped);
       correct(out, spark, config);
       // lateness-profiler: the lateness summary and the HTML report, last.
@@ -114,6 +115,7 @@ public final class DemoCommand implements Callable<Integer> {
       io.latelake.analyst.DemoCatalog.registerAndSuggest(out, config, options.configFile());
       return ExitCode.OK.code();
     } finally {
+      fast.close();
       spark.stop();
     }
   }

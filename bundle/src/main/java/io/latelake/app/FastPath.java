@@ -5,6 +5,7 @@ import com.typesafe.config.ConfigValueFactory;
 import io.latelake.bronze.BronzeConfig;
 import io.latelake.bronze.BronzeJob;
 import io.latelake.core.job.JobContext;
+import io.latelake.core.streaming.ProgressRecorder;
 import io.latelake.core.streaming.StreamSummary;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.gold.GoldConfig;
@@ -12,6 +13,7 @@ import io.latelake.gold.GoldJob;
 import io.latelake.silver.SilverConfig;
 import io.latelake.silver.SilverJob;
 import java.util.List;
+import java.util.Set;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -19,8 +21,13 @@ import org.apache.spark.sql.SparkSession;
  * with the available-now trigger, so each processes exactly what arrived since the previous step in
  * one micro-batch, followed by the no-data micro-batch that moves its watermark — as the
  * long-running streams do live between two trigger intervals. Used by the demo and by tests.
+ *
+ * <p>The three stages share one progress recorder that writes the step's rows in one append at the
+ * step's end ({@link ProgressRecorder#writeOnFlush()}): {@link #step()} returns once every row of
+ * the step is in {@code monitoring.stream_progress}. {@link #close()} removes the recorder's
+ * listener from the session.
  */
-public final class FastPath {
+public final class FastPath implements AutoCloseable {
   /**
    * What one step did.
    *
@@ -42,6 +49,7 @@ public final class FastPath {
   private final BronzeConfig bronze;
   private final SilverConfig silver;
   private final GoldConfig gold;
+  private final ProgressRecorder progress;
 
   /**
    * @param spark the session
@@ -58,14 +66,25 @@ public final class FastPath {
     this.silver = SilverConfig.fromConfig(c);
     this.gold = GoldConfig.fromConfig(c);
     this.context = JobContext.start(spark, TableRegistry.fromConfig(c));
+    this.progress =
+        new ProgressRecorder(spark, context.tables().streamProgress(), Set.of())
+            .writeOnFlush()
+            .start();
   }
 
-  /** Runs bronze, silver and gold once each. */
+  /** Runs bronze, silver and gold once each; their progress rows are written when it returns. */
   public Step step() {
-    StreamSummary b = new BronzeJob(context, bronze).run().summary();
-    StreamSummary s = new SilverJob(context, silver).run().summary();
-    List<StreamSummary> g = new GoldJob(context, gold).run().summaries();
+    StreamSummary b = new BronzeJob(context, bronze).run(progress).summary();
+    StreamSummary s = new SilverJob(context, silver).run(progress).summary();
+    List<StreamSummary> g = new GoldJob(context, gold).run(progress).summaries();
+    progress.flush();
     return new Step(b, s, g);
+  }
+
+  /** Writes what the progress recorder holds and removes its listener. */
+  @Override
+  public void close() {
+    progress.close();
   }
 
   public TableRegistry tables() {

@@ -43,15 +43,17 @@ import org.slf4j.LoggerFactory;
  * and writes only the others ({@link #withoutRecorded}).
  *
  * <p><b>Complete.</b> Rows are written as soon as Spark reports the micro-batch, on a writer thread
- * (the listener never blocks Spark's event bus). Spark keeps a micro-batch's figures in memory
- * only: a process killed between the commit of a micro-batch and the write of its row, or the Kafka
+ * (the listener never blocks Spark's event bus); rows that queue up while a write runs share the
+ * next append. A recorder shared by consecutive runs in {@link #writeOnFlush()} mode (the lock-step
+ * fast path) writes only when flushed. Spark keeps a micro-batch's figures in memory only: a
+ * process killed between the commit of a micro-batch and the write of its row, or the Kafka
  * connector failure handled by {@link StreamRunner}, loses them. Before a query starts (and before
  * it is restarted) {@link #recordMissing} therefore compares the checkpoint's commit log with the
  * table and writes a row for every committed micro-batch without one, with the watermark and start
  * time Spark planned it with, null figures, and {@code recovery} naming why. The table is read for
- * that only when this JVM has not itself written a query's rows up to its last committed
- * micro-batch (a process that runs a query many times, as the lock-step fast path does, reads it
- * once per query).
+ * that only when this JVM has not itself queued a query's rows up to its last committed micro-batch
+ * (a process that runs a query many times, as the lock-step fast path does, reads it once per
+ * query).
  *
  * <p>Schema of {@code monitoring.stream_progress}: {@code query_name} string, {@code query_id}
  * string, {@code run_id} string (null in recovered rows), {@code batch_id} long, {@code
@@ -111,7 +113,13 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
 
   private final SparkSession spark;
   private final String tablePath;
-  private final Set<String> queryNames;
+
+  /** Names of the queries whose progress is recorded now (see {@link #follow}). */
+  private final Set<String> queryNames = ConcurrentHashMap.newKeySet();
+
+  /** Rows waiting for the writer thread, in the order Spark reported them. */
+  private final java.util.concurrent.ConcurrentLinkedQueue<Pending> pending =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
 
   /** Highest batch id queued for writing, per query id (guards against repeated events). */
   private final Map<UUID, Long> queued = new ConcurrentHashMap<>();
@@ -128,6 +136,9 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
       new java.util.concurrent.atomic.AtomicBoolean();
   private ExecutorService writer;
 
+  /** When set, rows are written by {@link #flush()} only (see {@link #writeOnFlush()}). */
+  private volatile boolean writeOnFlush;
+
   /**
    * @param spark the session whose streams to follow
    * @param tablePath path of {@code monitoring.stream_progress}
@@ -136,7 +147,7 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
   public ProgressRecorder(SparkSession spark, String tablePath, Set<String> queryNames) {
     this.spark = spark;
     this.tablePath = tablePath;
-    this.queryNames = Set.copyOf(queryNames);
+    this.queryNames.addAll(queryNames);
   }
 
   /** Creates the table if needed, starts the writer thread and registers the listener. */
@@ -151,6 +162,39 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
             });
     spark.streams().addListener(this);
     return this;
+  }
+
+  /**
+   * Writes rows only when {@link #flush()} (or {@link #close()}) is called, all queued rows in one
+   * append, instead of after each micro-batch. For the lock-step fast path, whose step ends with a
+   * flush: one commit per step instead of one per micro-batch. A process killed before the flush
+   * loses the rows' figures; the next start writes the rows from the checkpoint ({@link
+   * #recordMissing}).
+   *
+   * @return this recorder
+   */
+  public ProgressRecorder writeOnFlush() {
+    writeOnFlush = true;
+    return this;
+  }
+
+  /**
+   * Records the progress of these queries too, from now on: a recorder shared by several runs (the
+   * lock-step fast path) follows each run's queries while it runs.
+   *
+   * @return this recorder
+   */
+  public ProgressRecorder follow(Set<String> names) {
+    queryNames.addAll(names);
+    return this;
+  }
+
+  /**
+   * Stops recording these queries' progress; rows already queued are still written. Call it after
+   * the run has seen its last micro-batch ({@link #awaitBatch}).
+   */
+  public void unfollow(Set<String> names) {
+    queryNames.removeAll(names);
   }
 
   @Override
@@ -255,10 +299,14 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
       return 0;
     }
     UUID queryId = id.get();
-    flush();
     var committed = cp.lastCommitted();
-    if (committed.isEmpty()
-        || WRITTEN.getOrDefault(writtenKey(queryId), -1L) >= committed.getAsLong()) {
+    // Rows this recorder has queued up to the last committed micro-batch are written by its writer
+    // thread (a failed write keeps them for the next one): nothing is missing.
+    if (committed.isEmpty() || queued.getOrDefault(queryId, -1L) >= committed.getAsLong()) {
+      return 0;
+    }
+    flush();
+    if (WRITTEN.getOrDefault(writtenKey(queryId), -1L) >= committed.getAsLong()) {
       return 0;
     }
     Row r =
@@ -317,19 +365,55 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     return tablePath + "|" + queryId;
   }
 
+  /**
+   * Rows of one query queued by one progress event (or one recovery), up to batch {@code version}.
+   */
+  private record Pending(UUID queryId, List<Row> rows, long version) {}
+
   private void enqueue(UUID queryId, List<Row> rows, long version) {
-    writer.execute(() -> write(queryId, rows, version));
+    pending.add(new Pending(queryId, rows, version));
+    if (!writeOnFlush) {
+      writer.execute(this::writePending);
+    }
   }
 
-  private void write(UUID queryId, List<Row> rows, long version) {
+  /**
+   * Writes every row queued so far, of all queries, in one append: rows that pile up while a write
+   * runs (several streams, or the lock step's three stages) share the next commit.
+   */
+  private void writePending() {
+    Map<UUID, List<Row>> rowsByQuery = new java.util.LinkedHashMap<>();
+    Map<UUID, Long> versionByQuery = new HashMap<>();
+    for (Pending p = pending.poll(); p != null; p = pending.poll()) {
+      rowsByQuery.computeIfAbsent(p.queryId(), q -> new ArrayList<>()).addAll(p.rows());
+      versionByQuery.merge(p.queryId(), p.version(), Math::max);
+    }
+    if (rowsByQuery.isEmpty()) {
+      return;
+    }
+    write(rowsByQuery, versionByQuery);
+  }
+
+  private void write(Map<UUID, List<Row>> rowsByQuery, Map<UUID, Long> versionByQuery) {
     // Rows kept from a failed write may have been committed after all: check before writing.
-    boolean failedBefore = unwritten.containsKey(queryId);
-    List<Row> all = new ArrayList<>(unwritten.getOrDefault(queryId, List.of()));
-    all.addAll(rows);
+    boolean failedBefore = rowsByQuery.keySet().stream().anyMatch(unwritten::containsKey);
+    Map<UUID, List<Row>> all = new java.util.LinkedHashMap<>();
+    rowsByQuery.forEach(
+        (q, rows) -> {
+          List<Row> r = new ArrayList<>(unwritten.getOrDefault(q, List.of()));
+          r.addAll(rows);
+          all.put(q, r);
+        });
     Exception last = null;
     for (int attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
       try {
-        List<Row> toWrite = failedBefore || attempt > 1 ? withoutRecorded(queryId, all) : all;
+        List<Row> toWrite = new ArrayList<>();
+        for (Map.Entry<UUID, List<Row>> e : all.entrySet()) {
+          toWrite.addAll(
+              failedBefore || attempt > 1
+                  ? withoutRecorded(e.getKey(), e.getValue())
+                  : e.getValue());
+        }
         if (!toWrite.isEmpty()) {
           spark
               .createDataFrame(toWrite, SCHEMA)
@@ -339,8 +423,10 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
               .option("mergeSchema", "true")
               .save(tablePath);
         }
-        unwritten.remove(queryId);
-        WRITTEN.merge(writtenKey(queryId), version, Math::max);
+        for (UUID q : all.keySet()) {
+          unwritten.remove(q);
+          WRITTEN.merge(writtenKey(q), versionByQuery.get(q), Math::max);
+        }
         return;
       } catch (Exception e) {
         // Spark's own exceptions (SparkException) are checked in Java but thrown anyway.
@@ -350,12 +436,12 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
         }
       }
     }
-    unwritten.put(queryId, all);
+    unwritten.putAll(all);
     LOG.warn(
-        "Could not write {} progress rows of query {} to {} after {} attempts, will write "
+        "Could not write {} progress rows of queries {} to {} after {} attempts, will write "
             + "them with the next micro-batch: {}",
-        all.size(),
-        queryId,
+        all.values().stream().mapToInt(List::size).sum(),
+        all.keySet(),
         tablePath,
         WRITE_ATTEMPTS,
         last.getMessage());
@@ -451,7 +537,7 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
   /** Waits until every queued row has been written (or has failed and been kept for later). */
   public void flush() {
     try {
-      writer.submit(() -> {}).get(5, TimeUnit.MINUTES);
+      writer.submit(this::writePending).get(5, TimeUnit.MINUTES);
     } catch (java.util.concurrent.RejectedExecutionException e) {
       // closed: everything was written
     } catch (InterruptedException e) {

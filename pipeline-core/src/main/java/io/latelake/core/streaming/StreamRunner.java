@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -75,12 +76,29 @@ public final class StreamRunner {
    */
   public static List<StreamSummary> run(
       SparkSession spark, String progressTable, List<Start> starts) {
+    return run(spark, progressTable, starts, null);
+  }
+
+  /**
+   * {@link #run(SparkSession, String, List)} with a progress recorder shared by several runs: it
+   * follows this run's queries while they run, and its rows are written in the background, so rows
+   * of consecutive runs share commits; its owner calls {@link ProgressRecorder#flush()} before
+   * reading {@code monitoring.stream_progress} and closes it. With {@code sharedProgress} null the
+   * run has its own recorder and returns once every row is written.
+   *
+   * @param sharedProgress a started recorder writing to {@code progressTable}, or null
+   */
+  public static List<StreamSummary> run(
+      SparkSession spark,
+      String progressTable,
+      List<Start> starts,
+      ProgressRecorder sharedProgress) {
+    Set<String> names = starts.stream().map(Start::queryName).collect(Collectors.toSet());
+    boolean own = sharedProgress == null;
     ProgressRecorder recorder =
-        new ProgressRecorder(
-                spark,
-                progressTable,
-                starts.stream().map(Start::queryName).collect(Collectors.toSet()))
-            .start();
+        own
+            ? new ProgressRecorder(spark, progressTable, names).start()
+            : sharedProgress.follow(names);
     Map<String, StreamingQuery> queries = new LinkedHashMap<>();
     Map<String, List<StreamingQuery>> runs = new LinkedHashMap<>();
     AtomicBoolean stopping = new AtomicBoolean();
@@ -99,7 +117,11 @@ public final class StreamRunner {
             for (StreamingQuery q : active) {
               recorder.awaitTerminated(q.runId(), LISTENER_WAIT);
             }
-            recorder.close();
+            if (own) {
+              recorder.close();
+            } else {
+              recorder.flush();
+            }
             LOG.info("Stopped {}; progress recorded in {}", queries.keySet(), progressTable);
           } catch (RuntimeException e) {
             LOG.warn("Graceful stop incomplete: {}", e.toString());
@@ -145,7 +167,11 @@ public final class StreamRunner {
         synchronized (queries) {
           queries.values().forEach(StreamRunner::stopQuietly);
         }
-        recorder.close();
+        if (own) {
+          recorder.close();
+        } else {
+          recorder.unfollow(names);
+        }
       }
     }
   }

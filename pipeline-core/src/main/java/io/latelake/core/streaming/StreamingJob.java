@@ -94,8 +94,19 @@ public abstract class StreamingJob<C> {
    * @throws LatelakeException when a stream fails (exit 1) or a checkpoint is missing (exit 2)
    */
   public final Result run() {
+    return run(null);
+  }
+
+  /**
+   * {@link #run()} with the progress rows recorded by {@code sharedProgress} (a recorder that
+   * several runs share and whose owner flushes and closes it, see {@link StreamRunner#run(
+   * SparkSession, String, List, ProgressRecorder)}); null gives the run its own recorder, which it
+   * flushes before returning.
+   */
+  public final Result run(ProgressRecorder sharedProgress) {
     List<StreamSummary> out =
-        StreamRunner.run(context.spark(), context.tables().streamProgress(), starts());
+        StreamRunner.run(
+            context.spark(), context.tables().streamProgress(), starts(), sharedProgress);
     for (StreamSummary s : out) {
       LOG.info(
           "{} done: {} micro-batches, {} rows read, {} dropped by the watermark",

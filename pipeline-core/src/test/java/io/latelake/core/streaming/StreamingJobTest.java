@@ -108,6 +108,47 @@ class StreamingJobTest extends SparkTestBase {
   }
 
   @Test
+  void aSharedWriteOnFlushRecorderWritesTheRowsOfSeveralRunsInOneAppend() {
+    String root = tmp.resolve("shared").toString();
+    JobContext context = JobContext.start(spark, new TableRegistry(root));
+    String table = context.tables().streamProgress();
+    append(root, 1L, 2L);
+    try (ProgressRecorder shared =
+        new ProgressRecorder(spark, table, Set.of()).writeOnFlush().start()) {
+      StreamSummary first = new CopyJob(context).run(shared).summary();
+      append(root, 3L);
+      StreamSummary second = new CopyJob(context).run(shared).summary();
+      assertThat(List.of(first.inputRows(), second.inputRows())).containsExactly(2L, 1L);
+      // Nothing written before the flush: the table holds only its creation.
+      assertThat(spark.read().format("delta").load(table).count()).isZero();
+
+      shared.flush();
+      assertThat(
+              spark
+                  .read()
+                  .format("delta")
+                  .load(table)
+                  .orderBy("batch_id")
+                  .select("query_name", "batch_id", "input_rows")
+                  .collectAsList()
+                  .stream()
+                  .map(Row::toString)
+                  .toList())
+          .containsExactly("[copy_values,0,2]", "[copy_values,1,1]");
+      // Both rows in one append (version 0 created the table).
+      assertThat(
+              io.delta.tables.DeltaTable.forPath(spark, table)
+                  .history()
+                  .filter("operation = 'WRITE'")
+                  .select("version")
+                  .as(Encoders.LONG())
+                  .collectAsList())
+          .containsExactly(1L);
+    }
+    assertThat(output(root)).containsExactly(1L, 2L, 3L);
+  }
+
+  @Test
   void aWriteAfterAFailureSkipsTheRowsTheTableAlreadyHolds() {
     String table = tmp.resolve("progress").toString();
     UUID x = UUID.randomUUID();
