@@ -74,11 +74,15 @@ public final class FastPath implements AutoCloseable {
 
   /** Runs bronze, silver and gold once each; their progress rows are written when it returns. */
   public Step step() {
-    StreamSummary b = new BronzeJob(context, bronze).run(progress).summary();
-    StreamSummary s = new SilverJob(context, silver).run(progress).summary();
-    List<StreamSummary> g = new GoldJob(context, gold).run(progress).summaries();
-    progress.flush();
-    return new Step(b, s, g);
+    try {
+      StreamSummary b = new BronzeJob(context, bronze).run(progress).summary();
+      StreamSummary s = new SilverJob(context, silver).run(progress).summary();
+      List<StreamSummary> g = new GoldJob(context, gold).run(progress).summaries();
+      return new Step(b, s, g);
+    } finally {
+      // Also when a stage fails: the rows of the stages before it are written now.
+      progress.flush();
+    }
   }
 
   /** Writes what the progress recorder holds and removes its listener. */
