@@ -15,7 +15,8 @@
 # stderr). Ports not given are picked free. Everything binds to 127.0.0.1. `stop` stops the workers
 # (and so their executors), then the master. `submit` runs org.apache.spark.deploy.SparkSubmit
 # with that SPARK_HOME (its conf/spark-defaults.conf names the master) in client deploy mode:
-# the driver is the submit JVM (heap: SPARK_DRIVER_MEMORY, default 1g).
+# the driver is the submit JVM (heap: SPARK_DRIVER_MEMORY, default 1g; further JVM options:
+# SPARK_SUBMIT_OPTS, as with Spark's own spark-submit).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -328,7 +329,7 @@ cmd_submit() {
   JAVA="$(java_bin)"
   SPARK_HOME="$SPARK_HOME_DIR" SPARK_CONF_DIR="$SPARK_HOME_DIR/conf" SPARK_SCALA_VERSION=2.13 \
   SPARK_LOCAL_IP="$HOST" LATELAKE_HOME="${LATELAKE_HOME:-$ROOT}" \
-    exec "$JAVA" "${OPENS[@]}" -Xmx"${SPARK_DRIVER_MEMORY:-1g}" \
+    exec "$JAVA" "${OPENS[@]}" -Xmx"${SPARK_DRIVER_MEMORY:-1g}" ${SPARK_SUBMIT_OPTS:-} \
       -cp "$SPARK_HOME_DIR/conf:$SPARK_HOME_DIR/jars/*" org.apache.spark.deploy.SparkSubmit "$@"
 }
 

@@ -87,6 +87,13 @@ class SparkClusterIT extends SparkTestBase {
    */
   static final long SUBMIT_TIMEOUT_MINUTES = 20;
 
+  /**
+   * JVM options of the driver (the submit JVM) and the executors: each lives for about a minute and
+   * runs many small Spark jobs, so the client compiler alone, as in the test JVMs, leaves the two
+   * cores to Spark instead of to C2 compiler threads.
+   */
+  static final String CHILD_JIT = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m";
+
   private static final Path REPO =
       Path.of(System.getProperty("latelake.repo", "..")).toAbsolutePath().normalize();
   private static final Path BUNDLE_JAR =
@@ -287,8 +294,9 @@ class SparkClusterIT extends SparkTestBase {
                 + ".log");
     LOG.info("spark-submit {} (log {})", mainClass, log);
     long started = System.nanoTime();
-    Process p =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.environment().put("SPARK_SUBMIT_OPTS", CHILD_JIT);
+    Process p = pb.redirectOutput(log.toFile()).start();
     if (!p.waitFor(SUBMIT_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
       p.destroyForcibly().waitFor();
       throw new AssertionError(
@@ -340,6 +348,8 @@ class SparkClusterIT extends SparkTestBase {
                 "spark.eventLog.rolling.enabled=false",
                 "--conf",
                 "spark.eventLog.compress=false",
+                "--conf",
+                "spark.executor.extraJavaOptions=" + CHILD_JIT,
                 BUNDLE_JAR.toString()));
     command.addAll(jobArgs);
     return command;
