@@ -127,7 +127,6 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
   /** Rows whose write failed, per query id; written with the next rows of that query. */
   private final Map<UUID, List<Row>> unwritten = new HashMap<>();
 
-  private final Map<UUID, Long> lastBatch = new ConcurrentHashMap<>();
   private final Set<UUID> terminatedRuns = ConcurrentHashMap.newKeySet();
   private final Map<String, Long> droppedByQuery = new ConcurrentHashMap<>();
   private final Map<UUID, long[]> totalsByRun = new ConcurrentHashMap<>();
@@ -191,7 +190,7 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
 
   /**
    * Stops recording these queries' progress; rows already queued are still written. Call it after
-   * the run has seen its last micro-batch ({@link #awaitBatch}).
+   * the listener has seen the run end ({@link #awaitTerminated}).
    */
   public void unfollow(Set<String> names) {
     queryNames.removeAll(names);
@@ -256,7 +255,6 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     if (wm != null) {
       watermarkByRun.put(p.runId(), wm);
     }
-    lastBatch.put(p.id(), p.batchId());
     LOG.info(
         "[{}] micro-batch {}: {} input rows, watermark {}, {} dropped by watermark, "
             + "{} duplicates dropped, {} state rows, {} ms",
@@ -479,23 +477,6 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  /**
-   * Waits until the listener has seen micro-batch {@code batchId} of query {@code queryId}.
-   *
-   * @return true when seen within the timeout
-   */
-  public boolean awaitBatch(UUID queryId, long batchId, Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      Long seen = lastBatch.get(queryId);
-      if (seen != null && seen >= batchId) {
-        return true;
-      }
-      sleep(Duration.ofMillis(20));
-    }
-    return false;
   }
 
   /**

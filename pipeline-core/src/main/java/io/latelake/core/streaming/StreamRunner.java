@@ -360,9 +360,17 @@ public final class StreamRunner {
     long dropped = 0;
     String watermark = "";
     for (StreamingQuery q : queryRuns) {
-      StreamingQueryProgress last = q.lastProgress();
-      if (last != null && !stopping) {
-        recorder.awaitBatch(q.id(), last.batchId(), LISTENER_WAIT);
+      // Every progress event of a run comes before its termination event (the listener bus keeps
+      // their order). Waiting for the last progress instead would wait in vain after a run
+      // without new data: Spark reports its idle trigger in lastProgress() but posts it to
+      // listeners as a QueryIdleEvent, not as progress.
+      if (!stopping && !recorder.awaitTerminated(q.runId(), LISTENER_WAIT)) {
+        LOG.warn(
+            "[{}] the progress listener did not see run {} end within {} s: this summary may "
+                + "miss its last micro-batches",
+            name,
+            q.runId(),
+            LISTENER_WAIT.toSeconds());
       }
       StreamSummary s = recorder.summary(name, q.runId());
       batches += s.batches();

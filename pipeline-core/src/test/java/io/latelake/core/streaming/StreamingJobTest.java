@@ -10,11 +10,17 @@ import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
 import java.io.File;
+import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.WriterAppender;
+import org.apache.logging.log4j.core.layout.PatternLayout;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -105,6 +111,48 @@ class StreamingJobTest extends SparkTestBase {
                 + "scratch would read the input again; restore the checkpoint, or delete the table "
                 + "and the checkpoint to rebuild on purpose.");
     assertThat(output(root)).containsExactly(1L, 2L, 5L);
+  }
+
+  /**
+   * A run that finds nothing new (a cron run between two arrivals) ends without waiting for a
+   * progress event Spark never posts: its idle trigger is in {@code lastProgress()} but reaches
+   * listeners as a QueryIdleEvent. The summary waits for the run's termination event instead, so
+   * the runner logs no warning that the listener missed the run's end.
+   */
+  @Test
+  void aRunWithoutNewDataEndsWithoutWaitingForAnUnpostedProgress() {
+    String root = tmp.resolve("idle").toString();
+    JobContext context = JobContext.start(spark, new TableRegistry(root));
+    append(root, 4L);
+    StreamSummary first = new CopyJob(context).run().summary();
+
+    StringWriter log = new StringWriter();
+    LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+    WriterAppender capture =
+        WriterAppender.newBuilder()
+            .setName("capture-idle")
+            .setTarget(log)
+            .setLayout(PatternLayout.newBuilder().withPattern("%-5p %c{1}: %m%n").build())
+            .build();
+    capture.start();
+    ctx.getConfiguration().addAppender(capture);
+    ctx.getConfiguration().getLoggerConfig("io.latelake").addAppender(capture, Level.WARN, null);
+    ctx.updateLoggers();
+    StreamSummary idle;
+    try {
+      idle = new CopyJob(context).run().summary();
+    } finally {
+      ctx.getConfiguration().getLoggerConfig("io.latelake").removeAppender("capture-idle");
+      ctx.updateLoggers();
+      capture.stop();
+    }
+
+    assertThat(List.of(first.batches(), first.inputRows(), idle.batches(), idle.inputRows()))
+        .containsExactly(1L, 1L, 0L, 0L);
+    assertThat(log.toString()).isEmpty();
+    assertThat(output(root)).containsExactly(4L);
+    assertThat(spark.read().format("delta").load(context.tables().streamProgress()).count())
+        .isEqualTo(1);
   }
 
   @Test
