@@ -41,9 +41,10 @@ final class StreamProcess implements AutoCloseable {
         cmd.add(a);
       }
     }
-    // The test JVM's Delta settings (spark.databricks.*, set by the build for every test).
+    // The test JVM's Delta and codegen settings (spark.databricks.*, spark.sql.codegen.*: set by
+    // the build for every test).
     for (String name : System.getProperties().stringPropertyNames()) {
-      if (name.startsWith("spark.databricks.")) {
+      if (name.startsWith("spark.databricks.") || name.startsWith("spark.sql.codegen.")) {
         cmd.add("-D" + name + "=" + System.getProperty(name));
       }
     }
