@@ -21,6 +21,7 @@ import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.LoggerContext;
 import org.apache.logging.log4j.core.appender.WriterAppender;
 import org.apache.logging.log4j.core.layout.PatternLayout;
+import org.apache.spark.metrics.source.CodegenMetrics;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -228,6 +229,31 @@ class StreamingJobTest extends SparkTestBase {
     cells[1] = id.toString();
     cells[3] = batch;
     return RowFactory.create(cells);
+  }
+
+  /**
+   * Each run of a scheduled stream starts a new query, which Spark runs in a clone of the session.
+   * With Spark's defaults the classes generated for the query were compiled again at every start
+   * (one executor class loader per session clone, see SparkSessions.CODEGEN_DEFAULTS).
+   */
+  @Test
+  void aRestartedStreamCompilesNoClassItsEarlierRunAlreadyCompiled() {
+    String root = tmp.resolve("codegen").toString();
+    JobContext context = JobContext.start(spark, new TableRegistry(root));
+    append(root, 1L, 2L);
+    new CopyJob(context).run().summary();
+    append(root, 3L);
+    new CopyJob(context).run().summary();
+    append(root, 4L, 5L);
+
+    long before = CodegenMetrics.METRIC_COMPILATION_TIME().getCount();
+    StreamSummary third = new CopyJob(context).run().summary();
+    long compiled = CodegenMetrics.METRIC_COMPILATION_TIME().getCount() - before;
+
+    assertThat(List.of(third.batches(), third.inputRows(), compiled)).containsExactly(1L, 2L, 0L);
+    assertThat(output(root)).containsExactly(1L, 2L, 3L, 4L, 5L);
+    assertThat(spark.conf().get("spark.sql.artifact.isolation.enabled")).isEqualTo("false");
+    assertThat(spark.conf().get("spark.sql.codegen.cache.maxEntries")).isEqualTo("1000");
   }
 
   private void append(String root, Long... values) {
