@@ -128,7 +128,10 @@ public final class BenchMain implements Callable<Integer> {
   @Option(
       names = "--scale-out-child",
       hidden = true,
-      description = "Internal: run the lock-step fast path once and write its seconds to DIR.")
+      description =
+          "Internal: run the warm-up once, then the lock-step fast path --repeats times, each "
+              + "in a fresh lake under --work, and write their seconds there (seconds.txt, one "
+              + "line per repeat).")
   boolean scaleOutChild;
 
   public static void main(String[] args) {
@@ -188,8 +191,13 @@ public final class BenchMain implements Callable<Integer> {
           // the JVM's first-run cost.
           Bench.lockStep(spark, config, small, dir.resolve("warm-up"));
         }
-        double s = Bench.lockStep(spark, config, data, dir);
-        write(dir.resolve("seconds.txt"), Double.toString(s));
+        StringBuilder seconds = new StringBuilder();
+        for (int r = 0; r < repeats; r++) {
+          double s = Bench.lockStep(spark, config, data, dir.resolve("repeat-" + (r + 1)));
+          LOG.info("scale-out repeat {}/{}: {} s", r + 1, repeats, s);
+          seconds.append(s).append('\n');
+        }
+        write(dir.resolve("seconds.txt"), seconds.toString());
         return ExitCode.OK.code();
       }
       if (small != null) {
@@ -205,7 +213,7 @@ public final class BenchMain implements Callable<Integer> {
                   repeats,
                   new LinkedHashSet<>(only),
                   dir,
-                  (master, r) -> child(master, r, dir))
+                  (master, n) -> child(master, n, dir))
               .run();
       PrintWriter out = spec.commandLine().getOut();
       String master = spark.sparkContext().master();
@@ -256,10 +264,12 @@ public final class BenchMain implements Callable<Integer> {
             + "; set LATELAKE_HOME");
   }
 
-  /** Runs the lock-step fast path in a child JVM on {@code master}; returns its seconds. */
-  private double child(String master, int repeat, Path dir) {
-    Path childDir =
-        dir.resolve("scale-out-" + master.replaceAll("[^0-9a-z]", "") + "-" + (repeat + 1));
+  /**
+   * Runs the lock-step fast path {@code repeats} times in one child JVM on {@code master}; returns
+   * the seconds of each run.
+   */
+  private List<Double> child(String master, int repeats, Path dir) {
+    Path childDir = dir.resolve("scale-out-" + master.replaceAll("[^0-9a-z]", ""));
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -282,6 +292,8 @@ public final class BenchMain implements Callable<Integer> {
             "--scale-out-child",
             "--events",
             Long.toString(events),
+            "--repeats",
+            Integer.toString(repeats),
             "--slices",
             Integer.toString(slices),
             "--seed",
@@ -309,7 +321,23 @@ public final class BenchMain implements Callable<Integer> {
         throw new BenchException(
             "The scale-out run on " + master + " failed with exit code " + rc + "; see " + log);
       }
-      return Double.parseDouble(Files.readString(seconds).trim());
+      List<Double> runs =
+          Files.readAllLines(seconds).stream()
+              .filter(l -> !l.isBlank())
+              .map(l -> Double.parseDouble(l.trim()))
+              .toList();
+      if (runs.size() != repeats) {
+        throw new BenchException(
+            "The scale-out run on "
+                + master
+                + " wrote "
+                + runs.size()
+                + " times for "
+                + repeats
+                + " repeats; see "
+                + log);
+      }
+      return runs;
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot start the scale-out JVM on " + master, e);
     } catch (InterruptedException e) {
