@@ -131,7 +131,7 @@ public final class BenchMain implements Callable<Integer> {
       description =
           "Internal: run the warm-up once, then the lock-step fast path --repeats times, each "
               + "in a fresh lake under --work, and write their seconds there (seconds.txt, one "
-              + "line per repeat).")
+              + "line per repeat: wall-clock seconds, then the seconds of its Spark tasks).")
   boolean scaleOutChild;
 
   public static void main(String[] args) {
@@ -192,10 +192,14 @@ public final class BenchMain implements Callable<Integer> {
           Bench.lockStep(spark, config, small, dir.resolve("warm-up"));
         }
         StringBuilder seconds = new StringBuilder();
+        TaskTime tasks = new TaskTime();
+        spark.sparkContext().addSparkListener(tasks);
         for (int r = 0; r < repeats; r++) {
+          tasks.reset(spark);
           double s = Bench.lockStep(spark, config, data, dir.resolve("repeat-" + (r + 1)));
-          LOG.info("scale-out repeat {}/{}: {} s", r + 1, repeats, s);
-          seconds.append(s).append('\n');
+          double t = tasks.seconds(spark);
+          LOG.info("scale-out repeat {}/{}: {} s, of which {} s in tasks", r + 1, repeats, s, t);
+          seconds.append(s).append(' ').append(t).append('\n');
         }
         write(dir.resolve("seconds.txt"), seconds.toString());
         return ExitCode.OK.code();
@@ -268,7 +272,7 @@ public final class BenchMain implements Callable<Integer> {
    * Runs the lock-step fast path {@code repeats} times in one child JVM on {@code master}; returns
    * the seconds of each run.
    */
-  private List<Double> child(String master, int repeats, Path dir) {
+  private List<Bench.ChildRun> child(String master, int repeats, Path dir) {
     Path childDir = dir.resolve("scale-out-" + master.replaceAll("[^0-9a-z]", ""));
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -321,10 +325,11 @@ public final class BenchMain implements Callable<Integer> {
         throw new BenchException(
             "The scale-out run on " + master + " failed with exit code " + rc + "; see " + log);
       }
-      List<Double> runs =
+      List<Bench.ChildRun> runs =
           Files.readAllLines(seconds).stream()
               .filter(l -> !l.isBlank())
-              .map(l -> Double.parseDouble(l.trim()))
+              .map(l -> l.trim().split(" "))
+              .map(v -> new Bench.ChildRun(Double.parseDouble(v[0]), Double.parseDouble(v[1])))
               .toList();
       if (runs.size() != repeats) {
         throw new BenchException(
@@ -343,6 +348,39 @@ public final class BenchMain implements Callable<Integer> {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new BenchException("Interrupted while the scale-out JVM on " + master + " ran", e);
+    }
+  }
+
+  /** Sums the durations of the Spark tasks that end (a listener on the driver's event bus). */
+  static final class TaskTime extends org.apache.spark.scheduler.SparkListener {
+    private final java.util.concurrent.atomic.AtomicLong millis =
+        new java.util.concurrent.atomic.AtomicLong();
+
+    @Override
+    public void onTaskEnd(org.apache.spark.scheduler.SparkListenerTaskEnd end) {
+      millis.addAndGet(end.taskInfo().duration());
+    }
+
+    void reset(SparkSession spark) {
+      drain(spark);
+      millis.set(0);
+    }
+
+    /**
+     * @return the seconds of the tasks that ended since {@link #reset}, once the events posted so
+     *     far have reached this listener
+     */
+    double seconds(SparkSession spark) {
+      drain(spark);
+      return millis.get() / 1000.0;
+    }
+
+    private static void drain(SparkSession spark) {
+      try {
+        spark.sparkContext().listenerBus().waitUntilEmpty(60_000);
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw new BenchException("Spark's listener bus did not drain within 60 s", e);
+      }
     }
   }
 
@@ -375,7 +413,7 @@ public final class BenchMain implements Callable<Integer> {
                   Locale.ROOT, f.unit().equals("s") ? "%.2f%s" : "%.0f%s", f.reference(), unit),
               String.format(Locale.ROOT, "%.2f×", f.ratio()),
               f.targetText(),
-              f.pass() ? "pass" : "FAIL"));
+              f.resultText()));
     }
     for (Figure f : figures) {
       sb.append(String.format(Locale.ROOT, "  %-24s %s%n", f.name(), f.note()));

@@ -20,6 +20,10 @@ import java.util.Locale;
  * @param target the target ratio
  * @param note what was compared, and any check (e.g. audit differences)
  * @param checkPassed false when a correctness check of the pair failed
+ * @param bound true for a bound row: not latelake against a target, but the best ratio that the
+ *     work the figure requires reaches in Spark and Delta (a minimal hand-written job, or the
+ *     measured serial share), against the same reference; {@code target} is then the target of the
+ *     figure it bounds, and the row says whether that target is within reach at all
  */
 public record Figure(
     String name,
@@ -31,13 +35,15 @@ public record Figure(
     boolean atLeast,
     double target,
     String note,
-    boolean checkPassed) {
+    boolean checkPassed,
+    boolean bound) {
 
   /**
-   * @return whether the ratio meets its target and the pair's check passed
+   * @return whether the ratio meets its target and the pair's check passed (a bound row: whether
+   *     its check passed)
    */
   public boolean pass() {
-    return checkPassed && (atLeast ? ratio >= target : ratio <= target);
+    return checkPassed && (bound || (atLeast ? ratio >= target : ratio <= target));
   }
 
   /** Builds a figure from per-repeat measurements. */
@@ -50,7 +56,8 @@ public record Figure(
       boolean atLeast,
       double target,
       String note,
-      boolean check) {
+      boolean check,
+      boolean bound) {
     List<Double> ratios = new ArrayList<>();
     for (int i = 0; i < ours.size(); i++) {
       double o = ours.get(i);
@@ -67,7 +74,8 @@ public record Figure(
         atLeast,
         target,
         note,
-        check);
+        check,
+        bound);
   }
 
   static double median(List<Double> values) {
@@ -81,12 +89,23 @@ public record Figure(
     return (atLeast ? "≥ " : "≤ ") + String.format(Locale.ROOT, "%.2f×", target);
   }
 
+  /**
+   * @return the table's result column: pass, FAIL, or for a bound row whether the target of the
+   *     figure it bounds is within reach ({@code reachable}) or not ({@code out of reach})
+   */
+  String resultText() {
+    if (!bound) {
+      return pass() ? "pass" : "FAIL";
+    }
+    return (atLeast ? ratio >= target : ratio <= target) ? "reachable" : "out of reach";
+  }
+
   String json() {
     return String.format(
         Locale.ROOT,
         "{\"figure\":\"%s\",\"group\":\"%s\",\"unit\":\"%s\","
             + "\"ours\":%.4f,\"reference\":%.4f,\"ratio\":%.4f,\"target\":\"%s\","
-            + "\"pass\":%s,\"note\":\"%s\"}",
+            + "\"pass\":%s,\"kind\":\"%s\",\"note\":\"%s\"}",
         name,
         group,
         unit,
@@ -95,6 +114,7 @@ public record Figure(
         ratio,
         targetText(),
         pass(),
+        bound ? "bound" : "target",
         note.replace("\\", "\\\\").replace("\"", "\\\""));
   }
 }

@@ -26,15 +26,20 @@ class BenchSmokeTest {
           "ingest-vs-from-json",
           "ingest-vs-bare-copy",
           "dedup",
+          "dedup-bound",
           "dedup-state-rows",
           "dedup-rocksdb",
           "dedup-rocksdb-state-rows",
           "publish",
           "publish-4x-table",
           "fast-path",
+          "fast-path-bound",
           "correction",
+          "correction-bound",
           "profile",
-          "scale-out");
+          "profile-bound",
+          "scale-out",
+          "scale-out-bound");
 
   @TempDir Path tmp;
 
@@ -94,8 +99,14 @@ class BenchSmokeTest {
       assertThat(f.get("ratio").asDouble()).as("ratio of %s", name).isNotNegative();
       assertThat(f.get("target").asText()).as("target of %s", name).matches("[≥≤] [0-9.]+×");
       assertThat(f.get("pass").isBoolean()).isTrue();
+      assertThat(f.get("kind").asText())
+          .as("kind of %s", name)
+          .isEqualTo(name.endsWith("-bound") ? "bound" : "target");
       assertThat(out.toString()).contains(name);
     }
+    // Amdahl on two cores: between no gain and twice the throughput
+    assertThat(json.get("figures").get(FIGURES.indexOf("scale-out-bound")).get("ratio").asDouble())
+        .isBetween(1.0, 2.0);
     assertThat(names).containsExactlyElementsOf(FIGURES);
     assertThat(json.get("figures").get(FIGURES.indexOf("correction")).get("note").asText())
         .contains("output identical");
