@@ -193,16 +193,7 @@ final class Baselines {
    */
   static void recompute(SparkSession spark, String bronze, String out, Duration window) {
     Dataset<Row> valid = spark.read().format("delta").load(bronze).filter(col("error").isNull());
-    Dataset<Row> first =
-        valid
-            .withColumn(
-                "rn",
-                row_number()
-                    .over(
-                        Window.partitionBy("event_id")
-                            .orderBy(col("enqueued_time"), col("ingested_at"))))
-            .filter(col("rn").equalTo(1));
-    aggregate(first, window).write().format("delta").mode("overwrite").save(out);
+    aggregate(firstArrivals(valid), window).write().format("delta").mode("overwrite").save(out);
   }
 
   /**
@@ -241,14 +232,7 @@ final class Baselines {
         valid
             .filter(col("event_time").geq(lit(from)).and(col("event_time").lt(lit(to))))
             .filter(index.isin(touched.toArray()));
-    Dataset<Row> first =
-        rows.withColumn(
-                "rn",
-                row_number()
-                    .over(
-                        Window.partitionBy("event_id")
-                            .orderBy(col("enqueued_time"), col("ingested_at"))))
-            .filter(col("rn").equalTo(1));
+    Dataset<Row> first = firstArrivals(rows);
     DeltaTable.forPath(spark, out)
         .as("t")
         .merge(
@@ -325,6 +309,17 @@ final class Baselines {
                 .as("lateness_s"))
         .agg(count(lit(1)), min("lateness_s"), max("lateness_s"))
         .first();
+  }
+
+  /** The first copy of each {@code event_id}: earliest enqueued time, then earliest ingest. */
+  private static Dataset<Row> firstArrivals(Dataset<Row> rows) {
+    return rows.withColumn(
+            "rn",
+            row_number()
+                .over(
+                    Window.partitionBy("event_id")
+                        .orderBy(col("enqueued_time"), col("ingested_at"))))
+        .filter(col("rn").equalTo(1));
   }
 
   private static Dataset<Row> parsed(SparkSession spark, String landing) {

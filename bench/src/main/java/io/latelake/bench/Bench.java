@@ -544,7 +544,8 @@ public final class Bench {
         "s",
         true,
         0.7,
-        "bronze from files vs from_json + Delta append (throughput)");
+        "bronze from files vs from_json + Delta append (throughput)",
+        false);
     add(
         out,
         "ingest-vs-bare-copy",
@@ -552,7 +553,8 @@ public final class Bench {
         "s",
         true,
         0.4,
-        "bronze from files vs bare copy of value (throughput)");
+        "bronze from files vs bare copy of value (throughput)",
+        false);
     add(
         out,
         "dedup",
@@ -561,7 +563,8 @@ public final class Bench {
         true,
         0.6,
         "silver (session's state store, default HDFSBackedStateStoreProvider) vs the same "
-            + "stream with withWatermark only (throughput)");
+            + "stream with withWatermark only (throughput)",
+        false);
     bound(
         out,
         "dedup-bound",
@@ -577,7 +580,8 @@ public final class Bench {
         "rows",
         false,
         1.0,
-        "silver state rows at the end vs 1.3 x rate x (2 delay + trigger)");
+        "silver state rows at the end vs 1.3 x rate x (2 delay + trigger)",
+        false);
     add(
         out,
         "dedup-rocksdb",
@@ -585,7 +589,8 @@ public final class Bench {
         "s",
         true,
         0.6,
-        "silver on RocksDBStateStoreProvider vs the same withWatermark-only stream (throughput)");
+        "silver on RocksDBStateStoreProvider vs the same withWatermark-only stream (throughput)",
+        false);
     add(
         out,
         "dedup-rocksdb-state-rows",
@@ -593,7 +598,8 @@ public final class Bench {
         "rows",
         false,
         1.0,
-        "silver on RocksDB: state rows at the end vs 1.3 x rate x (2 delay + trigger)");
+        "silver on RocksDB: state rows at the end vs 1.3 x rate x (2 delay + trigger)",
+        false);
     add(
         out,
         "publish",
@@ -601,7 +607,8 @@ public final class Bench {
         "s",
         false,
         3.0,
-        "gold MERGE vs plain append of the same micro-batches (time)");
+        "gold MERGE vs plain append of the same micro-batches (time)",
+        false);
     add(
         out,
         "publish-4x-table",
@@ -609,7 +616,8 @@ public final class Bench {
         "s",
         false,
         1.5,
-        "gold MERGE into a 4x larger gold table vs the same MERGE into the 1x table (time)");
+        "gold MERGE into a 4x larger gold table vs the same MERGE into the 1x table (time)",
+        false);
     add(
         out,
         "fast-path",
@@ -617,7 +625,8 @@ public final class Bench {
         "s",
         true,
         0.8,
-        "bronze -> silver -> gold vs one hand-written query (throughput)");
+        "bronze -> silver -> gold vs one hand-written query (throughput)",
+        false);
     bound(
         out,
         "fast-path-bound",
@@ -635,7 +644,8 @@ public final class Bench {
         correctionTarget,
         "correct after a 1% late batch vs full recompute from bronze (time; target "
             + "max(0.15, 2 f_w))"
-            + (failedChecks.contains("correction") ? "; OUTPUT DIFFERS" : "; output identical"));
+            + (failedChecks.contains("correction") ? "; OUTPUT DIFFERS" : "; output identical"),
+        false);
     bound(
         out,
         "correction-bound",
@@ -651,7 +661,8 @@ public final class Bench {
         "s",
         false,
         2.0,
-        "profile vs one plain scan for count/min/max of lateness (time)");
+        "profile vs one plain scan for count/min/max of lateness (time)",
+        false);
     bound(
         out,
         "profile-bound",
@@ -667,7 +678,8 @@ public final class Bench {
         "s",
         true,
         1.7,
-        "lock-step fast path on local[2] vs local[1] in child JVMs (throughput)");
+        "lock-step fast path on local[2] vs local[1] in child JVMs (throughput)",
+        false);
     bound(
         out,
         "scale-out-bound",
@@ -677,17 +689,6 @@ public final class Bench {
         "Amdahl: local[1]'s driver-side time plus half its task time (the best two cores can "
             + "do) vs local[1]'s time");
     return out;
-  }
-
-  private void add(
-      List<Figure> out,
-      String name,
-      String group,
-      String unit,
-      boolean atLeast,
-      double target,
-      String note) {
-    add(out, name, group, unit, atLeast, target, note, false);
   }
 
   /** A bound row (seconds) for the figure with {@code target}, see {@link Figure#bound()}. */
