@@ -25,7 +25,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -270,7 +274,7 @@ public final class BenchMain implements Callable<Integer> {
 
   /**
    * Runs the lock-step fast path {@code repeats} times in one child JVM on {@code master}; returns
-   * the seconds of each run.
+   * each run's wall-clock and task seconds.
    */
   private List<Bench.ChildRun> child(String master, int repeats, Path dir) {
     Path childDir = dir.resolve("scale-out-" + master.replaceAll("[^0-9a-z]", ""));
@@ -352,12 +356,11 @@ public final class BenchMain implements Callable<Integer> {
   }
 
   /** Sums the durations of the Spark tasks that end (a listener on the driver's event bus). */
-  static final class TaskTime extends org.apache.spark.scheduler.SparkListener {
-    private final java.util.concurrent.atomic.AtomicLong millis =
-        new java.util.concurrent.atomic.AtomicLong();
+  static final class TaskTime extends SparkListener {
+    private final AtomicLong millis = new AtomicLong();
 
     @Override
-    public void onTaskEnd(org.apache.spark.scheduler.SparkListenerTaskEnd end) {
+    public void onTaskEnd(SparkListenerTaskEnd end) {
       millis.addAndGet(end.taskInfo().duration());
     }
 
@@ -378,7 +381,7 @@ public final class BenchMain implements Callable<Integer> {
     private static void drain(SparkSession spark) {
       try {
         spark.sparkContext().listenerBus().waitUntilEmpty(60_000);
-      } catch (java.util.concurrent.TimeoutException e) {
+      } catch (TimeoutException e) {
         throw new BenchException("Spark's listener bus did not drain within 60 s", e);
       }
     }
