@@ -2,6 +2,8 @@ package io.latelake.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.latelake.bronze.BronzeMain;
+import io.latelake.core.streaming.Checkpoints;
 import io.latelake.core.testing.KafkaBroker;
 import io.latelake.core.testing.SparkTestBase;
 import java.nio.charset.StandardCharsets;
@@ -20,10 +22,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code latelake run} from a real Kafka broker, killed with {@code kill -9} at random (seeded)
- * points and restarted on the same checkpoints, once per kill; then stopped with SIGTERM while
- * idle. Bronze must hold every record exactly once, silver and gold must equal a recomputation from
- * bronze, and {@code monitoring.stream_progress} one row per (query, micro-batch).
+ * Streams from a real Kafka broker, killed with {@code kill -9} and restarted on the same
+ * checkpoints, once per kill; then stopped with SIGTERM while idle. Each way users start a Kafka
+ * stream: {@code latelake run} (three queries) and {@code BronzeMain} alone (one query, the
+ * spark-submit entry of {@code latelake bronze}). Each kill comes at a random (seeded) moment, then
+ * as soon as bronze's checkpoint holds a planned micro-batch that is not committed, so that the
+ * restart replays it and meets the Kafka connector's failure after the replay (apache/spark issue
+ * 55236), which the process must survive by itself: no restart may need a second try. Bronze must
+ * hold every record exactly once, silver and gold must equal a recomputation from bronze, and
+ * {@code monitoring.stream_progress} one row per (query, micro-batch), a replayed micro-batch's row
+ * marked {@code recovery = 'kafka-metrics-npe'}.
  *
  * <p>{@code scripts/chaos.sh} runs the same scenario bigger through the system properties {@code
  * latelake.chaos.records}, {@code latelake.chaos.kills} and {@code latelake.chaos.seed}; the
@@ -31,7 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class KafkaCrashIT extends SparkTestBase {
   private static final int RECORDS = Integer.getInteger("latelake.chaos.records", 1000);
-  private static final int KILLS = Integer.getInteger("latelake.chaos.kills", 5);
+  private static final int KILLS = Integer.getInteger("latelake.chaos.kills", 3);
+  private static final int BRONZE_RECORDS = 3000;
+  private static final int BRONZE_KILLS = 5;
   private static final long SEED = Long.getLong("latelake.chaos.seed", 20261130L);
   private static final Duration BOUND = Duration.ofMinutes(10);
   private static final int PRODUCE_CHUNK = 5000;
@@ -45,6 +55,7 @@ class KafkaCrashIT extends SparkTestBase {
   static void startBroker() throws Exception {
     broker = KafkaBroker.start(tmp.resolve("kafka"));
     broker.createTopic("events", 2, true);
+    broker.createTopic("bars", 3, true);
   }
 
   @AfterAll
@@ -94,25 +105,10 @@ class KafkaCrashIT extends SparkTestBase {
             "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], measures=["
                 + "{name=events, function=count}, {name=value_sum, function=sum, column=value}]}");
 
-    Random random = new Random(SEED);
-    List<Path> logs = new ArrayList<>();
-    int kills = 0;
-    int secondTries = 0;
-    while (kills < KILLS) {
-      Path log = StreamProcess.logFile("KafkaCrashIT-run-" + logs.size());
-      logs.add(log);
-      try (StreamProcess run = StreamProcess.run(log, sets)) {
-        run.waitFor("first micro-batch", BOUND, () -> run.logText().contains("] micro-batch "));
-        Thread.sleep(random.nextInt(6000));
-        if (!run.isAlive()) {
-          // It stopped by itself: a restart that needed a second try.
-          secondTries++;
-          continue;
-        }
-        run.kill();
-        kills++;
-      }
-    }
+    Kills k =
+        killAndRestart(
+            RunMain.class, "KafkaCrashIT-run", root, "bronze_web", sets, KILLS, new Random(SEED));
+    List<Path> logs = new ArrayList<>(k.logs());
     Path last = StreamProcess.logFile("KafkaCrashIT-run-" + logs.size());
     logs.add(last);
     String bronze = root + "/bronze/events";
@@ -151,11 +147,14 @@ class KafkaCrashIT extends SparkTestBase {
         String.format(
             "records %d, kills %d, lost %d, doubled %d, restarts that "
                 + "needed a second try %d, recovered progress rows %d %s, exit on SIGTERM %d%n",
-            RECORDS, kills, lost, doubled, secondTries, recovered.size(), recovered, exit);
+            RECORDS, k.kills(), lost, doubled, k.secondTries(), recovered.size(), recovered, exit);
     System.out.print(figures);
     Files.writeString(Path.of("target", "chaos-figures.txt"), figures, StandardCharsets.UTF_8);
 
-    assertThat(secondTries).isZero();
+    assertThat(k.secondTries()).isZero();
+    assertThat(k.midBatch()).isPositive();
+    assertThat(recovered.stream().filter(r -> r.endsWith(" kafka-metrics-npe")).count())
+        .isEqualTo(k.midBatch());
     assertThat(exit).isEqualTo(143);
     assertThat(b.getLong(0)).isEqualTo(RECORDS);
     assertThat(b.getLong(1)).isEqualTo(RECORDS);
@@ -195,5 +194,154 @@ class KafkaCrashIT extends SparkTestBase {
 
     ProgressAssert.exactlyOncePerBatch(
         spark, root, List.of("bronze_web", "silver_events", "gold_page_5m"));
+  }
+
+  @Test
+  void bronzeAloneSurvivesTheConnectorFailureAfterEveryKill() throws Exception {
+    Path root = tmp.resolve("bronze-lake");
+    for (int p = 0; p < 3; p++) {
+      List<String> records = new ArrayList<>();
+      for (int i = p; i < BRONZE_RECORDS; i += 3) {
+        records.add(
+            LakeFixture.event("b" + i, T0.plusSeconds(i % 600).toString(), "", "/p" + p, i % 7));
+      }
+      broker.produce("bars", p, records);
+    }
+    List<String> sets =
+        List.of(
+            "lake.root=\"" + root + "\"",
+            "lake.spark.shuffle-partitions=2",
+            "lake.bronze.source=kafka",
+            "lake.bronze.kafka.bootstrap-servers=\"" + broker.bootstrapServers() + "\"",
+            "lake.bronze.kafka.topics=[bars]",
+            "lake.bronze.kafka.max-offsets-per-trigger=100",
+            "lake.bronze.trigger=processing-time",
+            "lake.bronze.trigger-interval=\"500 milliseconds\"",
+            "lake.event.source-name=bars",
+            "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]");
+    Kills k =
+        killAndRestart(
+            BronzeMain.class,
+            "KafkaCrashIT-bronze",
+            root,
+            "bronze_bars",
+            sets,
+            BRONZE_KILLS,
+            new Random(SEED));
+    String bronze = root + "/bronze/events";
+    Path last = StreamProcess.logFile("KafkaCrashIT-bronze-" + k.logs().size());
+    int exit;
+    try (StreamProcess run = StreamProcess.start(BronzeMain.class, last, sets)) {
+      run.waitFor(
+          "all records in bronze",
+          BOUND,
+          () -> DeltaTablesProbe.count(spark, bronze) == BRONZE_RECORDS);
+      exit = run.terminate();
+    }
+
+    Row b =
+        spark
+            .read()
+            .format("delta")
+            .load(bronze)
+            .selectExpr("count(*)", "count(DISTINCT source, kafka_partition, kafka_offset)")
+            .first();
+    List<String> recovered =
+        spark
+            .read()
+            .format("delta")
+            .load(root + "/monitoring/stream_progress")
+            .filter("recovery IS NOT NULL")
+            .selectExpr("recovery")
+            .as(Encoders.STRING())
+            .collectAsList();
+    System.out.printf(
+        "bronze alone: records %d, kills %d (%d during a micro-batch), rows %d, distinct "
+            + "offsets %d, restarts that needed a second try %d, recovered progress rows %s, "
+            + "exit on SIGTERM %d%n",
+        BRONZE_RECORDS,
+        k.kills(),
+        k.midBatch(),
+        b.getLong(0),
+        b.getLong(1),
+        k.secondTries(),
+        recovered,
+        exit);
+
+    assertThat(k.secondTries()).isZero();
+    assertThat(k.kills()).isEqualTo(BRONZE_KILLS);
+    assertThat(k.midBatch()).isPositive();
+    assertThat(recovered.stream().filter("kafka-metrics-npe"::equals).count())
+        .isEqualTo(k.midBatch());
+    assertThat(exit).isEqualTo(143);
+    assertThat(b.getLong(0)).isEqualTo(BRONZE_RECORDS);
+    assertThat(b.getLong(1)).isEqualTo(BRONZE_RECORDS);
+    for (Path log : k.logs()) {
+      assertThat(Files.readString(log)).as(log.toString()).doesNotContain(" ERROR ");
+    }
+    assertThat(Files.readString(last)).doesNotContain(" ERROR ").contains("Stopped [bronze_bars]");
+    ProgressAssert.exactlyOncePerBatch(spark, root, List.of("bronze_bars"));
+  }
+
+  /**
+   * What a kill loop did.
+   *
+   * @param kills processes killed
+   * @param midBatch kills that found the watched checkpoint with a planned, uncommitted micro-batch
+   *     (each restart replays it)
+   * @param secondTries processes that exited by themselves before they could be killed
+   * @param logs the processes' logs, in order
+   */
+  private record Kills(int kills, int midBatch, int secondTries, List<Path> logs) {}
+
+  /**
+   * Starts {@code main} on the same lake until it was killed {@code kills} times. Each process is
+   * killed after its first micro-batch, a random pause of up to 2 s, and then as soon as {@code
+   * query}'s checkpoint holds a planned micro-batch that is not committed (or after 30 s).
+   */
+  private Kills killAndRestart(
+      Class<?> main, String name, Path root, String query, List<String> sets, int kills, Random r)
+      throws Exception {
+    Checkpoints checkpoint = new Checkpoints(spark, root + "/_checkpoints/" + query);
+    List<Path> logs = new ArrayList<>();
+    int killed = 0;
+    int midBatch = 0;
+    int secondTries = 0;
+    while (killed < kills && secondTries <= kills) {
+      Path log = StreamProcess.logFile(name + "-" + logs.size());
+      logs.add(log);
+      try (StreamProcess run = StreamProcess.start(main, log, sets)) {
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        while (run.isAlive() && !run.logText().contains("] micro-batch ")) {
+          if (System.nanoTime() > deadline) {
+            throw new IllegalStateException("no micro-batch within " + BOUND + ":\n" + run.tail());
+          }
+          Thread.sleep(100);
+        }
+        Thread.sleep(r.nextInt(2000));
+        long planDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (run.isAlive() && !planned(checkpoint) && System.nanoTime() < planDeadline) {
+          Thread.sleep(5);
+        }
+        if (!run.isAlive()) {
+          // It stopped by itself: a restart that needed a second try.
+          secondTries++;
+          continue;
+        }
+        run.kill();
+        killed++;
+        if (planned(checkpoint)) {
+          midBatch++;
+        }
+      }
+    }
+    return new Kills(killed, midBatch, secondTries, logs);
+  }
+
+  private static boolean planned(Checkpoints checkpoint) {
+    var planned = checkpoint.lastPlanned();
+    var committed = checkpoint.lastCommitted();
+    return planned.isPresent()
+        && (committed.isEmpty() || committed.getAsLong() < planned.getAsLong());
   }
 }

@@ -12,8 +12,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
- * {@code latelake run} in a child JVM (local[2], the test's classpath and JVM flags), its output in
- * a log file: the way a scheduler runs it, so tests can {@code kill -9} it or send SIGTERM.
+ * {@code latelake run} (or another stream command's main class) in a child JVM (local[2], the
+ * test's classpath and JVM flags), its output in a log file: the way a scheduler runs it, so tests
+ * can {@code kill -9} it or send SIGTERM.
  */
 final class StreamProcess implements AutoCloseable {
   private final Process process;
@@ -29,6 +30,15 @@ final class StreamProcess implements AutoCloseable {
    * {@code log}.
    */
   static StreamProcess run(Path log, List<String> sets, String... args) throws IOException {
+    return start(RunMain.class, log, sets, args);
+  }
+
+  /**
+   * Starts {@code main} (a spark-submit entry class such as {@code BronzeMain}) with these {@code
+   * --set} overrides (and then {@code args}), logging to {@code log}.
+   */
+  static StreamProcess start(Class<?> main, Path log, List<String> sets, String... args)
+      throws IOException {
     Files.createDirectories(log.toAbsolutePath().getParent());
     Files.deleteIfExists(log);
     List<String> cmd = new ArrayList<>();
@@ -60,7 +70,7 @@ final class StreamProcess implements AutoCloseable {
             "-Dlog4j.configurationFile=" + repoRoot().resolve("conf/log4j2-local.properties"),
             "-cp",
             System.getProperty("java.class.path"),
-            RunMain.class.getName()));
+            main.getName()));
     for (String s : sets) {
       cmd.add("--set");
       cmd.add(s);

@@ -190,14 +190,9 @@ public final class StreamRunner {
       synchronized (queries) {
         current = List.copyOf(queries.values());
       }
-      if (current.stream().noneMatch(StreamingQuery::isActive)) {
-        for (StreamingQuery q : current) {
-          if (q.exception().isDefined() && !stopping.get()) {
-            failed(q, queries, stopping);
-          }
-        }
-        return;
-      }
+      // Every ended query is judged before deciding that all have ended: a lone query (bronze,
+      // silver or gold started alone) that fails with the connector bug is restarted here too.
+      boolean restarted = false;
       for (StreamingQuery q : current) {
         if (q.isActive() || q.exception().isEmpty() || stopping.get()) {
           continue;
@@ -222,9 +217,13 @@ public final class StreamRunner {
             queries.put(q.name(), again);
           }
           runs.get(q.name()).add(again);
+          restarted = true;
         } else {
           failed(q, queries, stopping);
         }
+      }
+      if (!restarted && current.stream().noneMatch(StreamingQuery::isActive)) {
+        return;
       }
       try {
         spark.streams().awaitAnyTermination(POLL.toMillis());
