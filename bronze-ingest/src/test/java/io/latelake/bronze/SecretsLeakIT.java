@@ -53,11 +53,21 @@ class SecretsLeakIT extends SparkTestBase {
     FILE_SECRETS.put(s + "\"spark.hadoop.fs.s3a.access.key\"", "pl4nt-08-s3a-access");
     FILE_SECRETS.put(s + "\"spark.hadoop.fs.s3a.session.token\"", "pl4nt-09-s3a-token");
     FILE_SECRETS.put(s + "\"spark.latelake.vault\"", "pl4nt-10-configured-regex");
+    FILE_SECRETS.put(s + "\"spark.hadoop.fs.gs.encryption.key\"", "pl4nt-15-gcs-encryption-key");
+    FILE_SECRETS.put(
+        s + "\"spark.hadoop.fs.gs.auth.service.account.private.key.id\"", "pl4nt-16-gcs-key-id");
+    FILE_SECRETS.put(s + "\"spark.hadoop.fs.s3a.encryption.key\"", "pl4nt-17-s3a-encryption-key");
+    FILE_SECRETS.put(
+        s + "\"spark.hadoop.fs.s3a.server-side-encryption.key\"", "pl4nt-18-s3a-sse-key");
+    FILE_SECRETS.put(s + "\"spark.hadoop.fs.adl.oauth2.credential\"", "pl4nt-19-adl-oauth2");
     SET_SECRETS.put(k + "\"ssl.keystore.password\"", "pl4nt-11-keystore-pass");
     SET_SECRETS.put(
         s + "\"spark.hadoop.fs.azure.account.key.other.blob.core.windows.net\"",
         "pl4nt-12-azure-set");
   }
+
+  /** An Azure account key that the config file takes from the environment. */
+  private static final String ENV_SECRET = "pl4nt-20-azure-from-env";
 
   /** The planted secret text of a value (the jaas one: its password). */
   private static List<String> planted() {
@@ -66,6 +76,7 @@ class SecretsLeakIT extends SparkTestBase {
         .forEach(v -> out.add(v.contains("pl4nt-01") ? "pl4nt-01-jaas" : v));
     out.add("pl4nt-13-mistyped-jaas");
     out.add("pl4nt-14-basic-auth");
+    out.add(ENV_SECRET);
     return out;
   }
 
@@ -98,6 +109,11 @@ class SecretsLeakIT extends SparkTestBase {
             "-Xmx1g",
             "-Dspark.master=local[1]",
             "-Dspark.ui.enabled=false",
+            // Spark's event log: what a History Server shows.
+            "-Dspark.eventLog.enabled=true",
+            "-Dspark.eventLog.dir=" + work.resolve("events").toUri(),
+            // Uncompressed, so that the search below reads the text a History Server shows.
+            "-Dspark.eventLog.compress=false",
             "-Dlog4j2.configurationFile=" + work.resolve("log4j2.properties").toUri(),
             "-cp",
             classpath(),
@@ -109,12 +125,14 @@ class SecretsLeakIT extends SparkTestBase {
     }
     Path out = work.resolve(name + ".stdout");
     Path err = work.resolve(name + ".stderr");
-    Process p =
+    ProcessBuilder pb =
         new ProcessBuilder(cmd)
             .directory(work.toFile())
             .redirectOutput(out.toFile())
-            .redirectError(err.toFile())
-            .start();
+            .redirectError(err.toFile());
+    pb.environment().put("LATELAKE_PLANTED_AZURE_KEY", ENV_SECRET);
+    Files.createDirectories(work.resolve("events"));
+    Process p = pb.start();
     if (!p.waitFor(10, TimeUnit.MINUTES)) {
       p.destroyForcibly();
       throw new IllegalStateException(name + " did not finish");
@@ -169,6 +187,9 @@ class SecretsLeakIT extends SparkTestBase {
         "lake.spark.conf.\"spark.redaction.regex\" = "
             + "\"(?i)secret|password|token|access[.]?key|vault\"\n");
     FILE_SECRETS.forEach((k, v) -> conf.append(k).append(" = \"").append(v).append("\"\n"));
+    conf.append(
+        "lake.spark.conf.\"spark.hadoop.fs.azure.account.key.env.dfs.core.windows.net\" = "
+            + "${?LATELAKE_PLANTED_AZURE_KEY}\n");
     Path config = work.resolve("secrets.conf");
     Files.writeString(config, conf.toString());
     List<String> sets = new ArrayList<>();
@@ -179,7 +200,9 @@ class SecretsLeakIT extends SparkTestBase {
     assertThat(ok.stderr())
         .contains(
             "Effective configuration:",
-            "lake.bronze.kafka.properties.\"ssl.keystore.password\" = ******");
+            "lake.bronze.kafka.properties.\"ssl.keystore.password\" = ******",
+            "lake.spark.conf.\"spark.hadoop.fs.gs.encryption.key\" = ******",
+            "lake.spark.conf.\"spark.hadoop.fs.azure.account.key.env.dfs.core.windows.net\" = ******");
     assertThat(spark.read().format("delta").load(root + "/bronze/events").count()).isEqualTo(3);
 
     // A runtime failure: lake.root is a file, so no table can be created there.
@@ -223,6 +246,25 @@ class SecretsLeakIT extends SparkTestBase {
     assertThat(written).contains(work.resolve("latelake.log"), work.resolve("files.stderr"));
     assertThat(written.stream().filter(f -> f.toString().contains("_delta_log"))).isNotEmpty();
     assertThat(written.stream().filter(f -> f.toString().contains("_checkpoints"))).isNotEmpty();
+    // Spark's event logs (one folder per application: Spark 4 rolls them) hold every planted
+    // key, its value redacted.
+    List<Path> eventLogs;
+    try (Stream<Path> files = Files.walk(work.resolve("events"))) {
+      eventLogs = files.filter(f -> f.getFileName().toString().startsWith("events_")).toList();
+    }
+    assertThat(eventLogs).hasSize(2);
+    String eventLog = "";
+    for (Path f : eventLogs) {
+      eventLog += Files.readString(f, StandardCharsets.ISO_8859_1);
+    }
+    for (String key :
+        List.of(
+            "spark.hadoop.fs.gs.encryption.key",
+            "spark.hadoop.fs.s3a.server-side-encryption.key",
+            "spark.hadoop.fs.adl.oauth2.credential",
+            "spark.hadoop.fs.azure.account.key.env.dfs.core.windows.net")) {
+      assertThat(eventLog).contains("\"" + key + "\":\"*********(redacted)\"");
+    }
     assertThat(Files.readString(work.resolve("latelake.log")))
         .contains("Effective configuration:", "= ******");
     // Rows of every Delta table under the root, read back (Parquet pages are compressed).

@@ -1,14 +1,17 @@
 package io.latelake.core.config;
 
 import com.typesafe.config.Config;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.apache.hadoop.conf.ConfigRedactor;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -31,8 +34,13 @@ import org.apache.kafka.common.config.ConfigDef;
  *       fs.s3a.secret.key}, ...);
  *   <li>its key contains one of {@link #CREDENTIAL_FRAGMENTS} (credentials named neither by Spark,
  *       Kafka nor Hadoop's defaults, e.g. {@code basic.auth.user.info}, {@code
- *       fs.gs.auth.service.account.private.key}).
+ *       fs.gs.auth.service.account.private.key}, {@code fs.gs.encryption.key}).
  * </ul>
+ *
+ * <p>Spark masks with the same rule: every session latelake builds gets {@link
+ * #sparkRedactionRegex(String)} as {@code spark.redaction.regex} (Spark's event log, web UI and its
+ * REST API, the History Server) and {@link #sparkStringRedactionRegex(String)} as {@code
+ * spark.redaction.string.regex} (texts Spark redacts, such as query plans).
  */
 public final class Secrets {
   /** What a masked value is shown as. */
@@ -53,11 +61,17 @@ public final class Secrets {
           "jaas",
           "credential",
           "sas.token",
-          "auth.info");
+          "auth.info",
+          "encryption.key");
 
   private static final Pattern SPARK_DEFAULT = Pattern.compile(SPARK_REDACTION_REGEX);
   private static final Set<String> KAFKA_PASSWORDS = kafkaPasswordKeys();
   private static final ConfigRedactor HADOOP = new ConfigRedactor(new Configuration(false));
+
+  /** Hadoop's default sensitive-key patterns, comma-separated (what {@link #HADOOP} uses). */
+  private static final String HADOOP_SENSITIVE_KEYS =
+      CommonConfigurationKeysPublic.HADOOP_SECURITY_SENSITIVE_CONFIG_KEYS_DEFAULT;
+
   private static final Secrets DEFAULT = new Secrets(null);
 
   /** Inner credentials of composite values such as a JAAS config: {@code password="..."}. */
@@ -108,6 +122,55 @@ public final class Secrets {
               + e.getDescription()
               + ")");
     }
+  }
+
+  /**
+   * One regular expression for Spark's {@code spark.redaction.regex} that matches every key this
+   * class masks: Spark's default, the {@code spark.redaction.regex} under {@code lake.spark.conf},
+   * the Kafka client's password keys, {@link #CREDENTIAL_FRAGMENTS}, Hadoop's sensitive-key
+   * patterns ({@code hadoop.security.sensitive-config-keys}'s default), and values holding a JAAS
+   * login module. Spark looks for the pattern anywhere in a key and in its value ({@code
+   * Utils.redact}), as {@link #isSecretKey} does, so a key this class masks is masked by Spark too.
+   *
+   * @param sparkOwn a {@code spark.redaction.regex} that Spark's own configuration (spark-submit
+   *     {@code --conf}, {@code spark-defaults.conf}) sets, or null; it is kept in the alternation
+   * @return the regex, case-insensitive
+   */
+  public String sparkRedactionRegex(String sparkOwn) {
+    List<String> parts = new ArrayList<>();
+    parts.add("(?:" + SPARK_REDACTION_REGEX + ")");
+    if (configured != null) {
+      parts.add("(?:" + configured.pattern() + ")");
+    }
+    if (sparkOwn != null && !sparkOwn.isBlank()) {
+      parts.add("(?:" + sparkOwn + ")");
+    }
+    KAFKA_PASSWORDS.stream().map(Pattern::quote).forEach(parts::add);
+    CREDENTIAL_FRAGMENTS.stream().map(Pattern::quote).forEach(parts::add);
+    for (String hadoop : HADOOP_SENSITIVE_KEYS.split(",")) {
+      if (!hadoop.isBlank()) {
+        parts.add("(?:" + hadoop.trim() + ")");
+      }
+    }
+    parts.add("(?i:loginmodule)");
+    return "(?i)" + String.join("|", parts);
+  }
+
+  /**
+   * A regular expression for Spark's {@code spark.redaction.string.regex} that matches each secret
+   * value of the configurations loaded in this process (see {@link #remember}), literally.
+   *
+   * @param sparkOwn a {@code spark.redaction.string.regex} that Spark's own configuration sets, or
+   *     null; it is kept in the alternation
+   * @return the regex, empty when there is neither a remembered secret nor {@code sparkOwn}
+   */
+  public static Optional<String> sparkStringRedactionRegex(String sparkOwn) {
+    List<String> parts = new ArrayList<>();
+    if (sparkOwn != null && !sparkOwn.isBlank()) {
+      parts.add("(?:" + sparkOwn + ")");
+    }
+    known.stream().map(Pattern::quote).forEach(parts::add);
+    return parts.isEmpty() ? Optional.empty() : Optional.of(String.join("|", parts));
   }
 
   /**

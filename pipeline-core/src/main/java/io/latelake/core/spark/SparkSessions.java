@@ -1,9 +1,11 @@
 package io.latelake.core.spark;
 
 import com.typesafe.config.Config;
+import io.latelake.core.config.Secrets;
 import io.latelake.core.config.Settings;
 import io.latelake.core.config.SparkConfOptions;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.spark.SparkConf;
 import org.apache.spark.sql.SparkSession;
 
@@ -13,8 +15,10 @@ import org.apache.spark.sql.SparkSession;
  * Lake's SQL extension and catalog, UTC as session time zone, and the configured shuffle
  * partitions, the {@link #CODEGEN_DEFAULTS} unless Spark's configuration (spark-submit's {@code
  * --conf}, {@code spark-defaults.conf}, {@code -Dspark.*}) sets them, then the settings under
- * {@code lake.spark.conf} (validated by {@link SparkConfOptions}; they are applied last and never
- * logged by latelake unmasked).
+ * {@code lake.spark.conf} (validated by {@link SparkConfOptions}; never logged by latelake
+ * unmasked), and last Spark's redaction settings widened to latelake's masking rule ({@link
+ * Secrets#sparkRedactionRegex}, {@link Secrets#sparkStringRedactionRegex}), so that Spark's event
+ * log, web UI and History Server mask every secret latelake masks.
  */
 public final class SparkSessions {
   /**
@@ -44,6 +48,9 @@ public final class SparkSessions {
           "spark.sql.artifact.isolation.enabled", "false",
           "spark.sql.codegen.cache.maxEntries", "1000");
 
+  /** Spark's regex for secrets inside texts (plans, command lines). */
+  static final String STRING_REDACTION_KEY = "spark.redaction.string.regex";
+
   private SparkSessions() {}
 
   /**
@@ -69,8 +76,21 @@ public final class SparkSessions {
         builder = builder.config(e.getKey(), e.getValue());
       }
     }
-    for (var e : SparkConfOptions.fromConfig(config).entrySet()) {
+    Map<String, String> lakeConf = SparkConfOptions.fromConfig(config);
+    for (var e : lakeConf.entrySet()) {
       builder = builder.config(e.getKey(), e.getValue());
+    }
+    // Spark masks what latelake masks (applied last: they widen any regex set above).
+    builder =
+        builder.config(
+            Secrets.SPARK_REDACTION_KEY,
+            Secrets.fromConfig(config)
+                .sparkRedactionRegex(given.get(Secrets.SPARK_REDACTION_KEY, null)));
+    Optional<String> values =
+        Secrets.sparkStringRedactionRegex(
+            lakeConf.getOrDefault(STRING_REDACTION_KEY, given.get(STRING_REDACTION_KEY, null)));
+    if (values.isPresent()) {
+      builder = builder.config(STRING_REDACTION_KEY, values.get());
     }
     return builder.getOrCreate();
   }

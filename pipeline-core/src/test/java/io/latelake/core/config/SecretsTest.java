@@ -32,6 +32,12 @@ class SecretsTest {
     PLANTED.put(s + "\"spark.hadoop.fs.s3a.access.key\"", "plant-10-s3a-access");
     PLANTED.put(s + "\"spark.hadoop.fs.s3a.session.token\"", "plant-11-s3a-token");
     PLANTED.put(s + "\"spark.mycorp.vault\"", "plant-12-redaction-regex");
+    PLANTED.put(s + "\"spark.hadoop.fs.gs.encryption.key\"", "plant-13-gcs-encryption");
+    PLANTED.put(s + "\"spark.hadoop.fs.s3a.encryption.key\"", "plant-14-s3a-encryption");
+    PLANTED.put(s + "\"spark.hadoop.fs.s3a.server-side-encryption.key\"", "plant-15-s3a-sse");
+    PLANTED.put(s + "\"spark.hadoop.fs.adl.oauth2.credential\"", "plant-16-adl-oauth2");
+    PLANTED.put(
+        s + "\"spark.hadoop.fs.gs.auth.service.account.private.key.id\"", "plant-17-gcs-key-id");
   }
 
   private static List<String> sets() {
@@ -136,5 +142,40 @@ class SecretsTest {
                     "wrapped", new IllegalArgumentException("password=r3dact-me"))))
         .isTrue();
     assertThat(Secrets.revealsSecret(new IllegalStateException("nothing secret"))).isFalse();
+  }
+
+  @Test
+  void sparkRedactsWithTheRegexEveryKeyLatelakeMasks() {
+    Config c = ConfigLoader.load(Optional.empty(), sets());
+    Secrets secrets = Secrets.fromConfig(c);
+    org.apache.spark.SparkConf conf =
+        new org.apache.spark.SparkConf(false)
+            .set(Secrets.SPARK_REDACTION_KEY, secrets.sparkRedactionRegex("(?i)mycorp[.]extra"));
+    List<scala.Tuple2<String, String>> kvs = new ArrayList<>();
+    PLANTED.forEach(
+        (key, value) ->
+            kvs.add(new scala.Tuple2<>(key.substring(key.indexOf('"')).replace("\"", ""), value)));
+    kvs.add(new scala.Tuple2<>("spark.mycorp.extra", "plant-18-spark-submit-regex"));
+    kvs.add(new scala.Tuple2<>("spark.sql.shuffle.partitions", "2"));
+    var redacted =
+        scala.jdk.javaapi.CollectionConverters.asJava(
+            org.apache.spark.util.Utils.redact(
+                conf, scala.jdk.javaapi.CollectionConverters.asScala(kvs).toSeq()));
+    assertThat(redacted).hasSize(kvs.size());
+    for (int i = 0; i < kvs.size() - 1; i++) {
+      assertThat(redacted.get(i)._2()).as(kvs.get(i)._1()).isEqualTo("*********(redacted)");
+    }
+    assertThat(redacted.get(kvs.size() - 1)._2()).isEqualTo("2");
+  }
+
+  @Test
+  void sparkRedactsRememberedSecretValuesInsideTexts() {
+    ConfigLoader.load(
+        Optional.empty(),
+        List.of("lake.spark.conf.\"spark.hadoop.fs.gs.encryption.key\"=\"g$-value.(1)\""));
+    String regex = Secrets.sparkStringRedactionRegex(null).orElseThrow();
+    assertThat("key=g$-value.(1) in a plan".replaceAll(regex, "*")).isEqualTo("key=* in a plan");
+    assertThat(Secrets.sparkStringRedactionRegex("(?i)mine").orElseThrow())
+        .startsWith("(?:(?i)mine)|");
   }
 }
