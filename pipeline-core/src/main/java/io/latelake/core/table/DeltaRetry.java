@@ -13,10 +13,15 @@ import org.slf4j.LoggerFactory;
  * {@code ConcurrentDeleteReadException}, ... — any {@link
  * io.delta.exceptions.DeltaConcurrentModificationException} or its Spark-side base class anywhere
  * in the cause chain), with a bounded, logged exponential backoff. The action must be idempotent (a
- * MERGE on keys, a replaceWhere, a txnAppId/txnVersion write).
+ * MERGE on keys, a replaceWhere, a txnAppId/txnVersion write). Delta's own ERROR lines about a
+ * conflict this class handles are dropped from the log ({@link HandledConflictFilter}).
  */
 public final class DeltaRetry {
   private static final Logger LOG = LoggerFactory.getLogger(DeltaRetry.class);
+
+  static {
+    HandledConflictFilter.install();
+  }
 
   private DeltaRetry() {}
 
