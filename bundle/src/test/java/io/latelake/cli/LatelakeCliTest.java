@@ -43,6 +43,19 @@ class LatelakeCliTest {
   }
 
   @Test
+  void aUsageErrorPrintsTheErrorAndWhereHelpIsNotTheWholeUsage() {
+    Outcome o = run("correct", "--sinse", "2024-05-14");
+    assertThat(o.code()).isEqualTo(2);
+    assertThat(o.err())
+        .isEqualTo(
+            line("Unknown options: '--sinse', '2024-05-14'")
+                + "See 'latelake correct --help'."
+                + System.lineSeparator());
+    assertThat(o.out()).isEmpty();
+    assertThat(SparkSession.getDefaultSession().isEmpty()).isTrue();
+  }
+
+  @Test
   void invalidDurationExitsTwo() {
     Outcome o =
         run(

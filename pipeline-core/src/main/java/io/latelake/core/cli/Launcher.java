@@ -84,8 +84,10 @@ public final class Launcher {
         });
     cli.setParameterExceptionHandler(
         (ex, a) -> {
-          ex.getCommandLine().getErr().println("latelake: " + ex.getMessage());
-          ex.getCommandLine().usage(ex.getCommandLine().getErr());
+          // The error and where the usage is: the usage itself would bury the error.
+          CommandLine at = ex.getCommandLine();
+          at.getErr().println("latelake: " + Secrets.redact(ex.getMessage()));
+          at.getErr().println("See '" + at.getCommandSpec().qualifiedName() + " --help'.");
           return ExitCode.USAGE.code();
         });
     return cli.execute(args);
