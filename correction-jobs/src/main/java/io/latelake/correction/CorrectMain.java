@@ -42,7 +42,9 @@ public final class CorrectMain extends CorrectionCommand<CorrectJob.Options> {
   @Override
   protected CorrectJob.Options options(CorrectionConfig c) {
     Optional<Instant> s =
-        since == null ? Optional.empty() : Optional.of(DateArgs.instant("--since", since));
+        since == null
+            ? Optional.empty()
+            : Optional.of(DateArgs.pastInstant("--since", since, Instant.now()));
     return new CorrectJob.Options(c, c.select(metricNames), s);
   }
 

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.regex.Pattern;
 
 /**
@@ -68,6 +69,23 @@ public final class DateArgs {
           text,
           "expected a date yyyy-MM-dd or an instant such as 2024-05-14T10:00:00Z (UTC)");
     }
+  }
+
+  /**
+   * {@link #instant} for a point in the past, such as {@code correct --since} (rows ingested since
+   * then: none can have been ingested after {@code now}).
+   *
+   * @param now the current time (UTC)
+   * @throws LakeConfigException when the text is neither a date nor an instant, or is after {@code
+   *     now}
+   */
+  public static Instant pastInstant(String option, String text, Instant now) {
+    Instant i = instant(option, text);
+    if (i.isAfter(now)) {
+      throw LakeConfigException.invalid(
+          option, text, "is in the future (now: " + now.truncatedTo(ChronoUnit.SECONDS) + ")");
+    }
+    return i;
   }
 
   /**

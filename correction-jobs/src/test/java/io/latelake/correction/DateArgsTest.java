@@ -64,4 +64,20 @@ class DateArgsTest {
             "Invalid value 'yesterday' for key '--since': expected a date yyyy-MM-dd or "
                 + "an instant such as 2024-05-14T10:00:00Z (UTC)");
   }
+
+  @Test
+  void sinceInTheFutureIsRefused() {
+    Instant now = Instant.parse("2024-05-15T08:30:12.5Z");
+    assertThat(DateArgs.pastInstant("--since", "2024-05-15", now))
+        .isEqualTo(Instant.parse("2024-05-15T00:00:00Z"));
+    assertThatThrownBy(() -> DateArgs.pastInstant("--since", "9999-12-31", now))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value '9999-12-31' for key '--since': is in the future "
+                + "(now: 2024-05-15T08:30:12Z)");
+    assertThatThrownBy(() -> DateArgs.pastInstant("--since", "2024-05-15T08:31:00Z", now))
+        .hasMessage(
+            "Invalid value '2024-05-15T08:31:00Z' for key '--since': is in the future "
+                + "(now: 2024-05-15T08:30:12Z)");
+  }
 }

@@ -7,6 +7,7 @@ import io.latelake.core.cli.Launcher;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.time.DayRange;
 import java.time.Clock;
+import java.time.LocalDate;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,7 +59,9 @@ public final class ProfileMain extends JobCommand<ProfileMain.Prepared> {
   protected Prepared prepare(Config config) {
     ProfilerConfig cfg = ProfilerConfig.fromConfig(config);
     DayRange range =
-        days == null ? DayRange.lastDays(cfg.lookbackDays(), clock) : DayRange.parse(days);
+        days == null
+            ? DayRange.lastDays(cfg.lookbackDays(), clock)
+            : DayRange.parseBegun(days, LocalDate.now(clock));
     return new Prepared(cfg, range);
   }
 

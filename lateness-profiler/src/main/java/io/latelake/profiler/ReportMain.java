@@ -7,6 +7,7 @@ import io.latelake.core.cli.Launcher;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.time.DayRange;
 import java.time.Clock;
+import java.time.LocalDate;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +45,7 @@ public final class ReportMain extends JobCommand<ProfileMain.Prepared> {
     DayRange range =
         days == null
             ? DayRange.lastDays(cfg.lookbackDays(), Clock.systemUTC())
-            : DayRange.parse(days);
+            : DayRange.parseBegun(days, LocalDate.now(Clock.systemUTC()));
     return new ProfileMain.Prepared(cfg, range);
   }
 

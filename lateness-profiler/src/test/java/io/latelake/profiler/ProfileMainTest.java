@@ -61,6 +61,14 @@ class ProfileMainTest {
         .contains(
             "latelake: Invalid value '2024-05-15..2024-05-14' for option "
                 + "'--days': the last day is before the first");
+    assertThat(Launcher.execute(new ProfileMain(), "--days", "9999-12-30..9999-12-31"))
+        .isEqualTo(2);
+    assertThat(err())
+        .contains(
+            "latelake: Invalid value '9999-12-30..9999-12-31' for option "
+                + "'--days': the first day is in the future (today: "
+                + java.time.LocalDate.now(java.time.ZoneOffset.UTC)
+                + " UTC)");
     assertThat(SparkSession.getActiveSession().isDefined()).isFalse();
   }
 

@@ -100,6 +100,27 @@ public record DayRange(LocalDate from, LocalDate to) {
   }
 
   /**
+   * {@link #parse(String)} for days that have begun: the {@code --days} of {@code profile} and
+   * {@code report} are arrival days, and none has arrived after {@code today}.
+   *
+   * @param today the current UTC day
+   * @throws LakeConfigException (exit 2) as {@link #parse(String, String)} does, and when the
+   *     range's first day is after {@code today}
+   */
+  public static DayRange parseBegun(String text, LocalDate today) {
+    DayRange range = parse("--days", text);
+    if (range.from().isAfter(today)) {
+      throw new LakeConfigException(
+          "Invalid value '"
+              + text
+              + "' for option '--days': the first day is in the future (today: "
+              + today
+              + " UTC)");
+    }
+    return range;
+  }
+
+  /**
    * @param days number of days, at least 1
    * @param today the last day
    * @return the {@code days} days ending on {@code today}, today included
