@@ -157,6 +157,16 @@ public final class EventParser implements Serializable {
               + bad
               + "); its bytes are kept in payload_bytes.");
     }
+    int nul = indexOfNul(payload);
+    if (nul >= 0) {
+      // UTF-8 JSON never holds a raw NUL byte (JSON escapes it as \u0000); UTF-16 and UTF-32 text
+      // of ASCII characters is full of them, and Jackson would detect and accept that encoding.
+      return r.error(
+          ErrorCode.MALFORMED,
+          "The payload holds a NUL byte (offset "
+              + nul
+              + "): it looks like UTF-16 or UTF-32 text, and input must be UTF-8.");
+    }
     Value[] values = new Value[slots.size()];
     String problem = readObject(payload, values);
     if (problem != null) {
@@ -179,6 +189,15 @@ public final class EventParser implements Serializable {
                 + "' holds "
                 + id.kind()
                 + ", but lake.event.id-type is string.");
+      }
+      int lone = unpairedSurrogate(id.text());
+      if (lone >= 0) {
+        return r.error(
+            ErrorCode.INVALID_EVENT_ID,
+            String.format(
+                "Event id field '%s' holds an unpaired UTF-16 surrogate (\\u%04x at character "
+                    + "%d), which has no UTF-8 form: distinct ids would be stored alike.",
+                schema.idField(), (int) id.text().charAt(lone), lone));
       }
       r.cells[1] = id.text();
     } else {
@@ -285,6 +304,32 @@ public final class EventParser implements Serializable {
     return v == null
         || v.token() == JsonToken.VALUE_NULL
         || (v.token() == JsonToken.VALUE_STRING && v.text().isBlank());
+  }
+
+  private static int indexOfNul(byte[] payload) {
+    for (int i = 0; i < payload.length; i++) {
+      if (payload[i] == 0) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * @return the index of the first surrogate char without its pair, -1 when there is none
+   */
+  static int unpairedSurrogate(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c)
+          && i + 1 < text.length()
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /**

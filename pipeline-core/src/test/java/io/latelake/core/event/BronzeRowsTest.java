@@ -284,6 +284,38 @@ class BronzeRowsTest extends SparkTestBase {
   }
 
   @Test
+  void utf16And32TextAndUnpairedSurrogatesInIdsAreRefused() {
+    String json = "{\"event_id\":\"u1\",\"event_time\":1715680860}";
+    byte[] utf16le = json.getBytes(StandardCharsets.UTF_16LE);
+    byte[] utf16be = json.getBytes(StandardCharsets.UTF_16BE);
+    byte[] utf32 = json.getBytes(java.nio.charset.Charset.forName("UTF-32LE"));
+    byte[] lone =
+        "{\"event_id\":\"a\\ud800b\",\"event_time\":1715680860}".getBytes(StandardCharsets.UTF_8);
+    byte[] pair =
+        "{\"event_id\":\"a\\ud83d\\ude00\",\"event_time\":1715680860}"
+            .getBytes(StandardCharsets.UTF_8);
+    List<String> rows =
+        BronzeRows.parse(rawBytes(utf16le, utf16be, utf32, lone, pair), schema(), Optional.empty())
+            .selectExpr(
+                "concat_ws('|', coalesce(event_id, '-'), coalesce(error, 'OK'), "
+                    + "coalesce(error_detail, '-'))")
+            .as(Encoders.STRING())
+            .collectAsList();
+    assertThat(rows)
+        .containsExactly(
+            "-|MALFORMED|The payload holds a NUL byte (offset 1): it looks like UTF-16 or UTF-32 "
+                + "text, and input must be UTF-8.",
+            "-|MALFORMED|The payload holds a NUL byte (offset 0): it looks like UTF-16 or UTF-32 "
+                + "text, and input must be UTF-8.",
+            "-|MALFORMED|The payload holds a NUL byte (offset 1): it looks like UTF-16 or UTF-32 "
+                + "text, and input must be UTF-8.",
+            "-|INVALID_EVENT_ID|Event id field 'event_id' holds an unpaired UTF-16 surrogate "
+                + "(\\ud800 at character 1), which has no UTF-8 form: distinct ids would be stored "
+                + "alike.",
+            "a\ud83d\ude00|OK|-");
+  }
+
+  @Test
   void bytesThatAreNotUtf8AreKeptInPayloadBytes() {
     byte[] good =
         "{\"event_id\":\"\u00e9\",\"event_time\":1715680860}".getBytes(StandardCharsets.UTF_8);
