@@ -25,9 +25,10 @@ import picocli.CommandLine.Spec;
  * {@code latelake notebook run notebooks/<name>.sql [--param key=value ...]}: runs a notebook's
  * cells in order against the catalog ({@link NotebookRunner}) and writes an HTML page ({@code
  * --output}, default {@code <lake.root>/reports/notebooks/<name>.html}). spark-submit entry point:
- * {@code --class io.latelake.analyst.NotebookMain ... run FILE}. Exit codes: 0 every cell ran, 1 a
- * cell failed (the page shows its error), 2 bad usage (no such file, not a notebook, an undeclared
- * parameter).
+ * {@code --class io.latelake.analyst.NotebookMain ... run FILE}. Cells are read-only as {@code
+ * latelake sql} ({@link ReadOnlyGuard}, Delta tables read by path only under {@code lake.root}).
+ * Exit codes: 0 every cell ran, 1 a cell failed or was refused (the page shows its error), 2 bad
+ * usage (no such file, not a notebook, an undeclared parameter).
  */
 @Command(
     name = "notebook",
@@ -102,7 +103,9 @@ public final class NotebookMain extends CommandGroup {
 
     @Override
     ExitCode run(SparkSession spark, Config config, Prepared p) {
-      NotebookRunner.Result r = new NotebookRunner(spark, maxRows).run(p.notebook(), p.params());
+      ReadOnlyGuard guard = ReadOnlyGuard.forLake(spark, Settings.of(config).string("lake.root"));
+      NotebookRunner.Result r =
+          new NotebookRunner(spark, maxRows, guard).run(p.notebook(), p.params());
       write(p.output(), NotebookRunner.html(r));
       PrintWriter out = spec.commandLine().getOut();
       out.printf(

@@ -18,21 +18,36 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs a {@link Notebook}'s cells in order against the session's catalog and renders a
  * self-contained HTML page: markdown rendered (commonmark), each SQL cell with its text, the result
- * of its last statement as a table, its row count and time. A SQL cell is read-only ({@link
- * ReadOnlyGuard}); a failing cell is shown with its error and the run goes on with the next cell.
+ * of its last statement as a table, its row count and time. A SQL cell is read-only: each statement
+ * passes the {@link ReadOnlyGuard} on its parsed plan (after its parameters are bound) and on its
+ * analyzed plan before it runs, as {@code latelake sql} without {@code --allow-writes}. A failing
+ * or refused cell is shown with its error and the run goes on with the next cell.
  */
 public final class NotebookRunner {
   private static final Logger LOG = LoggerFactory.getLogger(NotebookRunner.class);
 
   private final SparkSession spark;
   private final int maxRows;
+  private final ReadOnlyGuard guard;
 
   /**
+   * A runner whose cells read catalog tables only ({@link ReadOnlyGuard#catalogOnly}).
+   *
    * @param maxRows rows shown per cell
    */
   public NotebookRunner(SparkSession spark, int maxRows) {
+    this(spark, maxRows, ReadOnlyGuard.catalogOnly(spark));
+  }
+
+  /**
+   * @param maxRows rows shown per cell
+   * @param guard what a cell may do ({@link ReadOnlyGuard#forLake} for {@code latelake notebook
+   *     run})
+   */
+  public NotebookRunner(SparkSession spark, int maxRows, ReadOnlyGuard guard) {
     this.spark = spark;
     this.maxRows = maxRows;
+    this.guard = guard;
   }
 
   /**
@@ -102,8 +117,9 @@ public final class NotebookRunner {
         for (int i = 0; i < statements.size(); i++) {
           String label = "cell " + index + " statement " + (i + 1);
           String bound = Statements.bind(statements.get(i), params);
-          ReadOnlyGuard.check(spark, bound, label);
+          guard.check(bound, label);
           Dataset<Row> df = spark.sql(bound);
+          guard.checkAnalyzed(df.queryExecution().analyzed(), label);
           last = ResultTable.of(df, maxRows);
         }
         long ms = (System.nanoTime() - start) / 1_000_000;

@@ -6,6 +6,7 @@ import io.latelake.core.LatelakeException;
 import io.latelake.core.catalog.CatalogConfig;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.config.Settings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -15,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVPrinter;
 import org.apache.spark.sql.AnalysisException;
@@ -34,11 +36,14 @@ import picocli.CommandLine.Spec;
  * {@code latelake catalog register}) and prints each result: an aligned table (default), CSV or
  * JSON lines. Statements come from the argument, from {@code -f FILE} or from standard input,
  * separated by semicolons. Read-only unless {@code --allow-writes}: every statement is checked
- * ({@link ReadOnlyGuard}) before the first one runs. Time travel is Delta's SQL: {@code SELECT *
- * FROM latelake_gold.page_views_5m TIMESTAMP AS OF '2024-05-14 10:00:00'} or {@code VERSION AS OF
- * 3}. spark-submit entry point: {@code --class io.latelake.analyst.SqlMain}. Exit codes: 0 ok, 1
- * runtime failure, 2 bad usage (a write without --allow-writes, a statement that does not parse, a
- * missing table or column).
+ * ({@link ReadOnlyGuard}: no write, no session change, only Spark's built-in functions without
+ * reflection and file access, reads of catalog tables and of Delta tables under {@code lake.root})
+ * before the first one runs, and each query's analyzed plan again before it runs. Time travel is
+ * Delta's SQL: {@code SELECT * FROM latelake_gold.page_views_5m TIMESTAMP AS OF '2024-05-14
+ * 10:00:00'} or {@code VERSION AS OF 3}. spark-submit entry point: {@code --class
+ * io.latelake.analyst.SqlMain}. Exit codes: 0 ok, 1 runtime failure, 2 bad usage (a statement the
+ * guard refuses without --allow-writes, a statement that does not parse, a missing table or
+ * column).
  */
 @Command(
     name = "sql",
@@ -73,7 +78,11 @@ public final class SqlMain extends AnalystCommand<List<String>> {
       description = "Rows printed per statement. Default: ${DEFAULT-VALUE}.")
   int maxRows;
 
-  @Option(names = "--allow-writes", description = "Allow statements that write or change things.")
+  @Option(
+      names = "--allow-writes",
+      description =
+          "Lift the read-only guard: writes, session changes (SET, ADD JAR), any function, any"
+              + " path.")
   boolean allowWrites;
 
   @Spec CommandSpec spec;
@@ -126,34 +135,40 @@ public final class SqlMain extends AnalystCommand<List<String>> {
   @Override
   ExitCode run(SparkSession spark, Config config, List<String> statements) {
     PrintWriter out = spec.commandLine().getOut();
-    execute(spark, statements, allowWrites, format, maxRows, out);
+    Optional<ReadOnlyGuard> guard =
+        allowWrites
+            ? Optional.empty()
+            : Optional.of(ReadOnlyGuard.forLake(spark, Settings.of(config).string("lake.root")));
+    execute(spark, statements, guard, format, maxRows, out);
     return ExitCode.OK;
   }
 
   /**
-   * Checks every statement (unless writes are allowed), then runs them in order and prints each
-   * result.
+   * Checks every statement (with a guard: each parsed plan; else that it parses), then runs them in
+   * order and prints each result. With a guard, each query's analyzed plan is checked before it
+   * runs, so the statements before one refused there have run.
    *
+   * @param guard the read-only guard; empty with {@code --allow-writes}
    * @throws LatelakeException (exit 2) for a refused or unparsable statement, or one naming a
    *     missing table or column
    */
   public static void execute(
       SparkSession spark,
       List<String> statements,
-      boolean allowWrites,
+      Optional<ReadOnlyGuard> guard,
       String format,
       int maxRows,
       PrintWriter out) {
     for (int i = 0; i < statements.size(); i++) {
       String label = label(i, statements.size());
-      if (allowWrites) {
-        ReadOnlyGuard.parse(spark, statements.get(i), label);
+      if (guard.isPresent()) {
+        guard.get().check(statements.get(i), label);
       } else {
-        ReadOnlyGuard.check(spark, statements.get(i), label);
+        ReadOnlyGuard.parse(spark, statements.get(i), label);
       }
     }
     for (int i = 0; i < statements.size(); i++) {
-      Dataset<Row> df = run(spark, statements.get(i), label(i, statements.size()));
+      Dataset<Row> df = run(spark, statements.get(i), label(i, statements.size()), guard);
       print(df, format, maxRows, out);
       out.flush();
     }
@@ -166,12 +181,22 @@ public final class SqlMain extends AnalystCommand<List<String>> {
           + " lake.catalog.jobs-register = true).";
 
   /**
+   * @param guard checks the analyzed plan before the result is computed (Spark runs a query only
+   *     when its rows are asked for; SHOW and DESCRIBE run at once and call no function)
    * @return the statement's result
-   * @throws LatelakeException (exit 2) when Spark's analysis rejects it (missing table, column); a
-   *     missing table's message ends with {@link #NOT_REGISTERED_HINT}
+   * @throws LatelakeException (exit 2) when Spark's analysis rejects it (missing table, column) or
+   *     the guard refuses its analyzed plan; a missing table's message ends with {@link
+   *     #NOT_REGISTERED_HINT}
    */
-  static Dataset<Row> run(SparkSession spark, String statement, String label) {
+  static Dataset<Row> run(
+      SparkSession spark, String statement, String label, Optional<ReadOnlyGuard> guard) {
     LOG.debug("Running {}: {}", label, statement);
+    Dataset<Row> df = sql(spark, statement, label);
+    guard.ifPresent(g -> g.checkAnalyzed(df.queryExecution().analyzed(), label));
+    return df;
+  }
+
+  private static Dataset<Row> sql(SparkSession spark, String statement, String label) {
     try {
       return spark.sql(statement);
     } catch (Exception e) {

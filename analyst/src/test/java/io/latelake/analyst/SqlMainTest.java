@@ -7,10 +7,16 @@ import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.testing.SparkTestBase;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -24,8 +30,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@code latelake sql}: output formats, the read-only guard on Spark's parsed plan (every kind of
- * write refused with exit 2 and no table version changed), multi-statement input, missing tables.
- * Tables are registered by name in the session's catalog.
+ * write refused with exit 2 and no table version changed; reflection refused and neither the gold
+ * folder's permissions nor the JVM changed; a Delta table under the lake root read by path, other
+ * paths refused), SHOW TABLES, multi-statement input, missing tables. Tables are registered by name
+ * in the session's catalog; the lake root is the test's temporary folder. The corpus of refused and
+ * allowed statements is {@link ReadOnlyGuardTest}'s.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SqlMainTest extends SparkTestBase {
@@ -50,9 +59,14 @@ class SqlMainTest extends SparkTestBase {
     spark.sql("CREATE TABLE latelake_gold.corrections_log USING delta LOCATION '" + log + "'");
   }
 
+  ReadOnlyGuard guard() {
+    return ReadOnlyGuard.forLake(spark, tmp.toString());
+  }
+
   String run(String sql, String format) {
     StringWriter text = new StringWriter();
-    SqlMain.execute(spark, Statements.split(sql), false, format, 1000, new PrintWriter(text));
+    SqlMain.execute(
+        spark, Statements.split(sql), Optional.of(guard()), format, 1000, new PrintWriter(text));
     return text.toString();
   }
 
@@ -120,7 +134,7 @@ class SqlMainTest extends SparkTestBase {
             "DESCRIBE TABLE latelake_gold.page_5m",
             "DESCRIBE HISTORY latelake_gold.page_5m",
             "SHOW DATABASES")) {
-      ReadOnlyGuard.check(spark, sql, "the statement");
+      guard().check(sql, "the statement");
     }
     assertThat(run("SELECT count(*) AS n FROM latelake_gold.page_5m VERSION AS OF 0", "csv"))
         .isEqualTo("n\n2\n");
@@ -189,7 +203,7 @@ class SqlMainTest extends SparkTestBase {
                     spark,
                     Statements.split(
                         "SELECT 1; -- fine; really\nDELETE FROM latelake_gold.page_5m; SELECT 2"),
-                    false,
+                    Optional.of(guard()),
                     "table",
                     10,
                     new PrintWriter(text)))
@@ -218,7 +232,7 @@ class SqlMainTest extends SparkTestBase {
     SqlMain.execute(
         spark,
         List.of("INSERT INTO latelake_gold.corrections_log VALUES " + "('r2', 'page_5m')"),
-        true,
+        Optional.empty(),
         "table",
         10,
         new PrintWriter(new StringWriter()));
@@ -255,6 +269,89 @@ class SqlMainTest extends SparkTestBase {
 
   @Test
   @Order(7)
+  void reflectionIsRefusedAndNeitherTheGoldFolderNorTheJvmChange() throws IOException {
+    Path goldDir = tmp.resolve("gold");
+    Set<PosixFilePermission> mode = PosixFilePermissions.fromString("rwxr-x---");
+    Files.setPosixFilePermissions(goldDir, mode);
+    List<Long> before = versions();
+    String reflection =
+        " is not allowed in read-only SQL (reflection: it calls a Java method the query names);"
+            + " latelake sql only reads unless --allow-writes is given";
+
+    assertThatThrownBy(
+            () ->
+                run(
+                    "SELECT java_method('org.apache.hadoop.fs.FileUtil', 'chmod', '"
+                        + goldDir
+                        + "', '000')",
+                    "table"))
+        .isInstanceOfSatisfying(
+            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+        .hasMessage("Refused the statement: function 'java_method'" + reflection);
+    assertThatThrownBy(
+            () ->
+                run(
+                    "SELECT reflect('java.lang.System', 'setProperty', 'latelake.sandbox',"
+                        + " 'breached')",
+                    "table"))
+        .isInstanceOfSatisfying(
+            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+        .hasMessage("Refused the statement: function 'reflect'" + reflection);
+
+    assertThat(Files.getPosixFilePermissions(goldDir)).isEqualTo(mode);
+    assertThat(System.getProperty("latelake.sandbox")).isNull();
+    assertThat(versions()).isEqualTo(before);
+    assertThat(run("SELECT count(*) AS n FROM latelake_gold.page_5m", "csv")).isEqualTo("n\n2\n");
+  }
+
+  @Test
+  @Order(8)
+  void showTablesListsTheCurrentDatabase() {
+    spark.catalog().setCurrentDatabase("latelake_gold");
+    try {
+      assertThat(run("SHOW TABLES", "table"))
+          .isEqualTo(
+              """
+              namespace     | tableName       | isTemporary
+              --------------+-----------------+------------
+              latelake_gold | corrections_log | false
+              latelake_gold | page_5m         | false
+              (2 rows)
+              """);
+    } finally {
+      spark.catalog().setCurrentDatabase("default");
+    }
+    assertThat(run("SHOW DATABASES LIKE 'latelake*'", "csv"))
+        .isEqualTo("namespace\nlatelake_gold\n");
+  }
+
+  @Test
+  @Order(9)
+  void aDeltaTableUnderTheLakeRootIsReadByPathAndNoOtherPath() {
+    assertThat(
+            run(
+                "SELECT page, views FROM delta.`" + gold + "` VERSION AS OF 0 ORDER BY page",
+                "csv"))
+        .isEqualTo("page,views\n/home,2\n/pricing,2\n");
+    assertThatThrownBy(() -> run("SELECT * FROM text.`/etc/passwd`", "table"))
+        .isInstanceOfSatisfying(
+            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+        .hasMessage(
+            "Refused the statement: it reads text.`/etc/passwd` by path, and read-only SQL reads"
+                + " only catalog tables and Delta tables under lake.root (file:"
+                + tmp
+                + "); latelake sql only reads unless --allow-writes is given");
+    assertThatThrownBy(() -> run("SELECT * FROM delta.`" + tmp + "/../elsewhere`", "table"))
+        .hasMessage(
+            "Refused the statement: it reads delta.`"
+                + tmp
+                + "/../elsewhere`, which is not under lake.root (file:"
+                + tmp
+                + "); latelake sql only reads unless --allow-writes is given");
+  }
+
+  @Test
+  @Order(99)
   void theCommandExitsTwoOnAMissingTable() {
     // Last: the command stops the session it ran on.
     StringWriter err = new StringWriter();
