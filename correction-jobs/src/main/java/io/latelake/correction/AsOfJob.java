@@ -132,7 +132,7 @@ public final class AsOfJob extends CorrectionAction<AsOfJob.Options, AsOfJob.Res
     }
     Dataset<Row> before =
         GoldStatus.withStatus(
-            reader.load(path),
+            beyondRetentionIsUsage(reader::load, path),
             GoldStatus.lastWatermark(spark, registry, metric, Optional.of(then)),
             config.horizon());
     Dataset<Row> now =
@@ -160,6 +160,38 @@ public final class AsOfJob extends CorrectionAction<AsOfJob.Options, AsOfJob.Res
       return new Result(metric.name(), asOf, changed, List.copyOf(rows));
     } finally {
       diff.unpersist();
+    }
+  }
+
+  private static final String BEYOND_RETENTION =
+      "DELTA_UNSUPPORTED_TIME_TRAVEL_BEYOND_DELETED_FILE_RETENTION_DURATION";
+
+  /**
+   * Delta refuses time travel to a version whose files may be vacuumed already (older than the
+   * table's {@code delta.deletedFileRetentionDuration}): that is the user's input, exit 2, one
+   * line.
+   */
+  private Dataset<Row> beyondRetentionIsUsage(
+      java.util.function.Function<String, Dataset<Row>> load, String path) {
+    try {
+      return load.apply(path);
+    } catch (Exception e) { // AnalysisException is a checked exception to Java
+      // Delta's exception carries its error class in the message's "[...]" prefix.
+      if (!String.valueOf(e.getMessage()).startsWith("[" + BEYOND_RETENTION + "]")) {
+        throw e;
+      }
+      String option = version.isPresent() ? "--table-version" : "--timestamp";
+      Object value = version.isPresent() ? version.get() : timestamp.get();
+      String delta = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+      throw LakeConfigException.invalid(
+          option,
+          value,
+          "gold."
+              + metric.name()
+              + " keeps older versions' files only for its delta.deletedFileRetentionDuration, so"
+              + " time travel cannot reach this version ("
+              + delta.replaceFirst("^\\[[A-Z_]+\\] ", "")
+              + ")");
     }
   }
 

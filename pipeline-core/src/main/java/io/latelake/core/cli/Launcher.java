@@ -66,6 +66,15 @@ public final class Launcher {
             }
             return le.exitCode().code();
           }
+          var damaged = DamagedDeltaLog.describe(ex);
+          if (damaged.isPresent()) {
+            // One line: the message says which file and what to do; the stack at DEBUG.
+            LOG.error("{} failed: {}", line.getCommandName(), damaged.get());
+            LOG.debug("{} failed", line.getCommandName(), ex);
+            line.getErr()
+                .println("latelake: " + line.getCommandName() + " failed: " + damaged.get());
+            return ExitCode.RUNTIME_FAILURE.code();
+          }
           if (reveals) {
             LOG.error(
                 "{} failed: {} (stack trace withheld: it quotes a secret)",
