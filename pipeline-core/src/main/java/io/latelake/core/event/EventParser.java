@@ -54,6 +54,9 @@ public final class EventParser implements Serializable {
 
   private static final BigDecimal SECONDS_LIMIT = new BigDecimal("1e11");
   private static final BigDecimal MILLIS_LIMIT = new BigDecimal("1e14");
+  private static final BigDecimal MICROS_LIMIT = new BigDecimal("1e17");
+  private static final BigDecimal NANOS_LIMIT = new BigDecimal("1e20");
+  private static final BigDecimal THOUSAND = BigDecimal.valueOf(1000);
   private static final BigDecimal MICROS_PER_SECOND = BigDecimal.valueOf(1_000_000);
   private static final BigDecimal LONG_MIN = BigDecimal.valueOf(Long.MIN_VALUE);
   private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
@@ -418,7 +421,19 @@ public final class EventParser implements Serializable {
         case ISO_8601 -> null;
         case EPOCH_SECONDS -> seconds(n);
         case EPOCH_MILLIS -> millis(n);
-        case AUTO -> n.abs().compareTo(SECONDS_LIMIT) >= 0 ? millis(n) : seconds(n);
+        case EPOCH_MICROS -> micros(n);
+        case EPOCH_NANOS -> nanos(n);
+        case AUTO -> {
+          BigDecimal size = n.abs();
+          if (size.compareTo(SECONDS_LIMIT) < 0) {
+            yield seconds(n);
+          } else if (size.compareTo(MILLIS_LIMIT) < 0) {
+            yield millis(n);
+          } else if (size.compareTo(MICROS_LIMIT) < 0) {
+            yield micros(n);
+          }
+          yield nanos(n);
+        }
       };
     }
     if (format != TimeFormat.ISO_8601 && format != TimeFormat.AUTO) {
@@ -430,19 +445,39 @@ public final class EventParser implements Serializable {
     return micros.isDefined() ? (Long) micros.get() : null;
   }
 
+  // Digits finer than a microsecond are cut off toward the past (FLOOR), as Spark does when it
+  // reads a timestamp with more fraction digits than it keeps; never rounded, never via a double.
+
   private static Long seconds(BigDecimal n) {
     if (n.abs().compareTo(SECONDS_LIMIT) >= 0) {
       return null;
     }
-    return n.multiply(MICROS_PER_SECOND).setScale(0, RoundingMode.HALF_UP).longValueExact();
+    return n.multiply(MICROS_PER_SECOND).setScale(0, RoundingMode.FLOOR).longValueExact();
   }
 
   private static Long millis(BigDecimal n) {
-    if (n.abs().compareTo(MILLIS_LIMIT) >= 0
-        || n.signum() != 0 && n.stripTrailingZeros().scale() > 0) {
+    if (n.abs().compareTo(MILLIS_LIMIT) >= 0 || !whole(n)) {
       return null;
     }
     return n.longValue() * 1000L;
+  }
+
+  private static Long micros(BigDecimal n) {
+    if (n.abs().compareTo(MICROS_LIMIT) >= 0 || !whole(n)) {
+      return null;
+    }
+    return n.longValueExact();
+  }
+
+  private static Long nanos(BigDecimal n) {
+    if (n.abs().compareTo(NANOS_LIMIT) >= 0 || !whole(n)) {
+      return null;
+    }
+    return n.divide(THOUSAND, 0, RoundingMode.FLOOR).longValueExact();
+  }
+
+  private static boolean whole(BigDecimal n) {
+    return n.signum() == 0 || n.stripTrailingZeros().scale() <= 0;
   }
 
   /**
@@ -500,9 +535,11 @@ public final class EventParser implements Serializable {
       case ISO_8601 -> "an ISO-8601 timestamp";
       case EPOCH_SECONDS -> "a number of epoch seconds below 1e11";
       case EPOCH_MILLIS -> "a whole number of epoch milliseconds below 1e14";
+      case EPOCH_MICROS -> "a whole number of epoch microseconds below 1e17";
+      case EPOCH_NANOS -> "a whole number of epoch nanoseconds below 1e20";
       case AUTO ->
-          "an ISO-8601 timestamp or a number of epoch seconds (below 1e11) or "
-              + "milliseconds (from 1e11, below 1e14)";
+          "an ISO-8601 timestamp or a number of epoch seconds (below 1e11), milliseconds "
+              + "(from 1e11), microseconds (from 1e14) or nanoseconds (from 1e17, below 1e20)";
     };
   }
 

@@ -86,7 +86,7 @@ public record EventSchema(
                     LakeConfigException.invalid(
                         s.key("time-format"),
                         formatName,
-                        "expected one of iso-8601, epoch-seconds, epoch-millis, auto"));
+                        "expected one of iso-8601, epoch-seconds, epoch-millis, epoch-micros, epoch-nanos, auto"));
     List<FieldSpec> fields = new ArrayList<>();
     Set<String> seen = new HashSet<>(Set.of(idField, timeField));
     List<? extends Config> list = s.objects("fields");

@@ -168,7 +168,7 @@ class ConfigLoaderTest {
         .isInstanceOf(LakeConfigException.class)
         .hasMessage(
             "Invalid value 'rfc2822' for key 'lake.event.time-format': expected one of "
-                + "iso-8601, epoch-seconds, epoch-millis, auto");
+                + "iso-8601, epoch-seconds, epoch-millis, epoch-micros, epoch-nanos, auto");
   }
 
   @Test

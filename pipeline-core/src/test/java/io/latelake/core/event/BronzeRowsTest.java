@@ -101,8 +101,9 @@ class BronzeRowsTest extends SparkTestBase {
             "-|-|-|MISSING_EVENT_ID|Event id field 'event_id' is absent, null or blank.",
             "c|-|-|MISSING_EVENT_TIME|Event time field 'event_time' is absent, null or blank.",
             "d|-|-|INVALID_EVENT_TIME|Event time field 'event_time' holds the string \"yesterday\", "
-                + "which is not an ISO-8601 timestamp or a number of epoch seconds (below 1e11) or "
-                + "milliseconds (from 1e11, below 1e14) (lake.event.time-format = auto).",
+                + "which is not an ISO-8601 timestamp or a number of epoch seconds (below 1e11), "
+                + "milliseconds (from 1e11), microseconds (from 1e14) or nanoseconds (from 1e17, "
+                + "below 1e20) (lake.event.time-format = auto).",
             "e|2024-05-14T10:01:00.000|-|INVALID_FIELD|Field 'value' holds the string \"x\", which "
                 + "is not a long.",
             "f|2024-05-14T10:01:00.000|-|INVALID_ENQUEUED_TIME|Enqueued time field 'enqueued_time' "
@@ -120,7 +121,7 @@ class BronzeRowsTest extends SparkTestBase {
             ev("\"s\"", "1715680860", ""),
             ev("\"frac\"", "\"1715680860.25\"", ""),
             ev("\"iso\"", "\"2024-05-14T12:01:00+02:00\"", ""),
-            ev("\"huge\"", "99999999999999999999", ""));
+            ev("\"huge\"", "999999999999999999999", ""));
     assertThat(auto)
         .containsExactly(
             "ms|2024-05-14T10:01:00.000|-|OK|-",
@@ -128,9 +129,9 @@ class BronzeRowsTest extends SparkTestBase {
             "frac|2024-05-14T10:01:00.250|-|OK|-",
             "iso|2024-05-14T10:01:00.000|-|OK|-",
             "huge|-|-|INVALID_EVENT_TIME|Event time field 'event_time' holds the number "
-                + "99999999999999999999, which is not an ISO-8601 timestamp or a number of epoch "
-                + "seconds (below 1e11) or milliseconds (from 1e11, below 1e14) "
-                + "(lake.event.time-format = auto).");
+                + "999999999999999999999, which is not an ISO-8601 timestamp or a number of epoch "
+                + "seconds (below 1e11), milliseconds (from 1e11), microseconds (from 1e14) or "
+                + "nanoseconds (from 1e17, below 1e20) (lake.event.time-format = auto).");
     assertThat(parse(schema("lake.event.time-format=iso-8601"), ev("\"ms\"", "1715680860000", "")))
         .containsExactly(
             "ms|-|-|INVALID_EVENT_TIME|Event time field 'event_time' holds the "
@@ -158,6 +159,61 @@ class BronzeRowsTest extends SparkTestBase {
             "half|-|-|INVALID_EVENT_TIME|Event time field 'event_time' holds the number "
                 + "1715680860000.5, which is not a whole number of epoch milliseconds below 1e14 "
                 + "(lake.event.time-format = epoch-millis).");
+  }
+
+  /** Case C40: epoch numbers in s, ms, µs and ns and a 9-digit string, truncated, never rounded. */
+  @Test
+  void epochNumbersInEveryUnitAndNineFractionDigitsAreTruncatedToTheMicrosecond() {
+    List<String> auto =
+        parse(
+            schema(),
+            ev("\"c40-p1\"", "1715688299", ""),
+            ev("\"c40-p2\"", "1715688299999", ""),
+            ev("\"c40-p3\"", "1715688299999999", ""),
+            ev("\"c40-p4\"", "1715688299999999999", ""),
+            ev("\"c40-p5\"", "\"2024-05-14T12:04:59.999999999Z\"", ""),
+            ev("\"c40-p6\"", "1715688300", ""),
+            ev("\"frac-s\"", "1715688299.9999999", ""));
+    assertThat(auto)
+        .extracting(r -> r.substring(0, r.indexOf("|-|")))
+        .containsExactly(
+            "c40-p1|2024-05-14T12:04:59.000",
+            "c40-p2|2024-05-14T12:04:59.999",
+            "c40-p3|2024-05-14T12:04:59.999",
+            "c40-p4|2024-05-14T12:04:59.999",
+            "c40-p5|2024-05-14T12:04:59.999",
+            "c40-p6|2024-05-14T12:05:00.000",
+            "frac-s|2024-05-14T12:04:59.999");
+    List<Row> micros =
+        BronzeRows.parse(
+                raw(
+                    ev("\"c40-p3\"", "1715688299999999", ""),
+                    ev("\"c40-p4\"", "1715688299999999999", ""),
+                    ev("\"c40-p5\"", "\"2024-05-14T12:04:59.999999999Z\"", ""),
+                    ev("\"frac-s\"", "1715688299.9999999", "")),
+                schema(),
+                Optional.of("enqueued_time"))
+            .selectExpr("unix_micros(event_time)")
+            .collectAsList();
+    assertThat(micros)
+        .extracting(r -> r.getLong(0))
+        .containsExactly(
+            1715688299999999L, 1715688299999999L, 1715688299999999L, 1715688299999999L);
+    assertThat(
+            parse(
+                schema("lake.event.time-format=epoch-micros"),
+                ev("\"us\"", "1715688299999999", ""),
+                ev("\"half\"", "1715688299999999.5", "")))
+        .containsExactly(
+            "us|2024-05-14T12:04:59.999|-|OK|-",
+            "half|-|-|INVALID_EVENT_TIME|Event time field 'event_time' holds the number "
+                + "1715688299999999.5, which is not a whole number of epoch microseconds below "
+                + "1e17 (lake.event.time-format = epoch-micros).");
+    assertThat(
+            parse(
+                schema("lake.event.time-format=epoch-nanos"),
+                ev("\"ns\"", "1715688299999999999", "")))
+        .containsExactly("ns|2024-05-14T12:04:59.999|-|OK|-");
   }
 
   @Test
@@ -402,8 +458,9 @@ class BronzeRowsTest extends SparkTestBase {
             "exp|2026-11-30T03:59:59.228|-|OK|-",
             "bom|2024-05-14T10:01:00.000|-|OK|-",
             "inf|-|-|INVALID_EVENT_TIME|Event time field 'event_time' holds the number 1e400, "
-                + "which is not an ISO-8601 timestamp or a number of epoch seconds (below 1e11) or "
-                + "milliseconds (from 1e11, below 1e14) (lake.event.time-format = auto).",
+                + "which is not an ISO-8601 timestamp or a number of epoch seconds (below 1e11), "
+                + "milliseconds (from 1e11), microseconds (from 1e14) or nanoseconds (from 1e17, "
+                + "below 1e20) (lake.event.time-format = auto).",
             "big|2024-05-14T10:01:00.000|-|INVALID_FIELD|Field 'value' holds the number 1e400, "
                 + "which is not a long.");
   }
