@@ -185,6 +185,29 @@ class FastPathCasesTest extends SparkTestBase {
     assertThat(lastWatermark(f, "silver_events")).isEqualTo("2024-05-14T09:56:00Z");
   }
 
+  /** Case C40: epoch numbers in s, ms, µs and ns and a 9-digit string; the fraction is cut off. */
+  @Test
+  void c40EpochNumbersInEveryUnitLandInTheWindowOfTheirStringForm() {
+    LakeFixture f = new LakeFixture(tmp.resolve("c40"));
+    FastPath fast = new FastPath(spark, f.config);
+    String enq = ",\"enqueued_time\":\"2024-05-14T12:05:01Z\",\"page\":\"home\",\"value\":";
+    f.land(
+        "{\"event_id\":\"c40-p1\",\"event_time\":1715688299" + enq + "1}",
+        "{\"event_id\":\"c40-p2\",\"event_time\":1715688299999" + enq + "2}",
+        "{\"event_id\":\"c40-p3\",\"event_time\":1715688299999999" + enq + "4}",
+        "{\"event_id\":\"c40-p4\",\"event_time\":1715688299999999999" + enq + "8}",
+        "{\"event_id\":\"c40-p5\",\"event_time\":\"2024-05-14T12:04:59.999999999Z\"" + enq + "16}",
+        "{\"event_id\":\"c40-p6\",\"event_time\":1715688300000" + enq + "32}");
+    fast.step();
+    f.land(event("c40-z", "2024-05-14T12:30:00Z", "2024-05-14T12:30:01Z", "other", 1));
+    fast.step();
+    assertThat(goldRows(spark, f.root + "/gold/page_5m"))
+        .containsExactly(
+            "home 2024-05-14T12:00:00Z 5 31",
+            "home 2024-05-14T12:05:00Z 1 32",
+            "other 2024-05-14T12:30:00Z 1 1");
+  }
+
   @Test
   void c12NullEventTimesNeitherCountNorMoveTheWatermark() {
     LakeFixture f = new LakeFixture(tmp.resolve("c12"));
