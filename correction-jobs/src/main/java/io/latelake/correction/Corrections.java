@@ -43,6 +43,10 @@ public final class Corrections {
     VALUE_CHANGED
   }
 
+  /** {@code to_json} options: a measure whose value is NULL is written as null, not left out. */
+  private static final java.util.Map<String, String> KEEP_NULLS =
+      java.util.Map.of("ignoreNullFields", "false");
+
   private Corrections() {}
 
   /**
@@ -126,7 +130,7 @@ public final class Corrections {
    * @return {@code to_json(struct(measures))} of the aliased side
    */
   public static Column measuresJson(MetricSpec metric, String alias) {
-    return to_json(measures(metric, alias));
+    return to_json(measures(metric, alias), KEEP_NULLS);
   }
 
   /**
@@ -141,12 +145,13 @@ public final class Corrections {
 
   /**
    * The one formatting of values for people: {@code to_json} of a {@link #diff} struct column
-   * ({@code old_values} or {@code new_values}), null stays null, named as the column. Used by the
-   * writers of {@code monitoring.corrections_log} and {@code monitoring.recompute_audit}, and for
-   * {@code correct}'s sample.
+   * ({@code old_values} or {@code new_values}), null stays null, a NULL measure is written as
+   * {@code null} (not left out), named as the column. Used by the writers of {@code
+   * monitoring.corrections_log} and {@code monitoring.recompute_audit}, and for {@code correct}'s
+   * sample.
    */
   static Column asJson(String valuesColumn) {
-    return to_json(col(valuesColumn)).as(valuesColumn);
+    return to_json(col(valuesColumn), KEEP_NULLS).as(valuesColumn);
   }
 
   /**

@@ -351,6 +351,30 @@ class TransformsTest extends SparkTestBase {
   }
 
   @Test
+  void aNullMeasureIsWrittenAsNullInTheLogsJsonNotLeftOut() {
+    StructType gold =
+        new StructType()
+            .add("window_start", DataTypes.TimestampType)
+            .add("window_end", DataTypes.TimestampType)
+            .add("page", DataTypes.StringType)
+            .add("events", DataTypes.LongType)
+            .add("value_sum", DataTypes.LongType);
+    Dataset<Row> recomputed =
+        spark.createDataFrame(
+            List.of(RowFactory.create(t("12:05:00"), t("12:10:00"), "home", 2L, null)), gold);
+    Dataset<Row> published =
+        spark.createDataFrame(
+            List.of(RowFactory.create(t("12:05:00"), t("12:10:00"), "home", 1L, null)), gold);
+    assertThat(
+            Corrections.diff(recomputed, published, PAGE_5M)
+                .select(Corrections.asJson("old_values"), Corrections.asJson("new_values"))
+                .selectExpr("concat_ws(' -> ', old_values, new_values)")
+                .as(org.apache.spark.sql.Encoders.STRING())
+                .collectAsList())
+        .containsExactly("{\"events\":1,\"value_sum\":null} -> {\"events\":2,\"value_sum\":null}");
+  }
+
+  @Test
   void asofDiffShowsCorrectedAtAndStatusChangesWhereMeasuresAreEqual() {
     StructType gold =
         new StructType()
