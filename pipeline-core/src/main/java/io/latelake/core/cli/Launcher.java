@@ -49,6 +49,24 @@ public final class Launcher {
           }
           // A failure raised by Spark or Kafka may quote a configured secret: never print it.
           boolean reveals = Secrets.revealsSecret(ex);
+          boolean usage = root instanceof LatelakeException u && u.exitCode() == ExitCode.USAGE;
+          var known =
+              usage
+                  ? java.util.Optional.<String>empty()
+                  : DamagedDeltaLog.describe(ex).or(() -> StorageFault.describe(ex));
+          if (known.isPresent()) {
+            // A damaged log or a storage fault: one line saying what and what to do; the stack
+            // at DEBUG.
+            LOG.error("{} failed: {}", line.getCommandName(), Secrets.redact(known.get()));
+            LOG.debug("{} failed", line.getCommandName(), ex);
+            line.getErr()
+                .println(
+                    "latelake: "
+                        + line.getCommandName()
+                        + " failed: "
+                        + Secrets.redact(known.get()));
+            return ExitCode.RUNTIME_FAILURE.code();
+          }
           if (root instanceof LatelakeException le) {
             String message = Secrets.redact(le.getMessage());
             if (le.exitCode() == ExitCode.USAGE) {
@@ -65,15 +83,6 @@ public final class Launcher {
               line.getErr().println("latelake: " + message);
             }
             return le.exitCode().code();
-          }
-          var damaged = DamagedDeltaLog.describe(ex);
-          if (damaged.isPresent()) {
-            // One line: the message says which file and what to do; the stack at DEBUG.
-            LOG.error("{} failed: {}", line.getCommandName(), damaged.get());
-            LOG.debug("{} failed", line.getCommandName(), ex);
-            line.getErr()
-                .println("latelake: " + line.getCommandName() + " failed: " + damaged.get());
-            return ExitCode.RUNTIME_FAILURE.code();
           }
           if (reveals) {
             LOG.error(
