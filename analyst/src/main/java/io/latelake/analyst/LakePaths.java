@@ -156,7 +156,12 @@ final class LakePaths {
   }
 
   private static boolean isFormat(String namespace) {
-    return FORMATS.contains(namespace.toLowerCase(Locale.ROOT)) || namespace.contains(".");
+    // Spark finds a format by equalsIgnoreCase, which also matches letters such as 'ſ' (s) and
+    // 'ı' (i) that toLowerCase leaves alone: compare the same way, and take any name with a
+    // character outside ASCII as a format too.
+    return FORMATS.stream().anyMatch(namespace::equalsIgnoreCase)
+        || namespace.contains(".")
+        || !namespace.chars().allMatch(c -> c < 128);
   }
 
   /**

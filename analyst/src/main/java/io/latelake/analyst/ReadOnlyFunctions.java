@@ -41,17 +41,32 @@ final class ReadOnlyFunctions {
   private static final String PROTOBUF =
       "file access: it reads a descriptor file, or loads a class by name";
   private static final String XML = "file access: its rowValidationXSDPath option opens a file";
+  private static final String XPATH =
+      "network and file access: its XML parser loads an external DTD from any URL or file";
+  private static final String AVRO = "file access: its avroSchemaUrl option opens a file";
 
   /** Spark built-in functions read-only SQL may not call, each with why. */
   static final Map<String, String> DENIED =
-      Map.of(
-          "reflect", REFLECTION,
-          "java_method", REFLECTION,
-          "try_reflect", REFLECTION,
-          "from_protobuf", PROTOBUF,
-          "to_protobuf", PROTOBUF,
-          "from_xml", XML,
-          "schema_of_xml", XML);
+      Map.ofEntries(
+          Map.entry("reflect", REFLECTION),
+          Map.entry("java_method", REFLECTION),
+          Map.entry("try_reflect", REFLECTION),
+          Map.entry("from_protobuf", PROTOBUF),
+          Map.entry("to_protobuf", PROTOBUF),
+          Map.entry("from_xml", XML),
+          Map.entry("schema_of_xml", XML),
+          Map.entry("from_avro", AVRO),
+          Map.entry("to_avro", AVRO),
+          Map.entry("schema_of_avro", AVRO),
+          Map.entry("xpath", XPATH),
+          Map.entry("xpath_boolean", XPATH),
+          Map.entry("xpath_double", XPATH),
+          Map.entry("xpath_float", XPATH),
+          Map.entry("xpath_int", XPATH),
+          Map.entry("xpath_long", XPATH),
+          Map.entry("xpath_number", XPATH),
+          Map.entry("xpath_short", XPATH),
+          Map.entry("xpath_string", XPATH));
 
   /** Spark built-in table functions read-only SQL may not call, each with why. */
   static final Map<String, String> DENIED_TABLE =

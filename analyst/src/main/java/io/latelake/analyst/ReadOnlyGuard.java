@@ -72,6 +72,9 @@ import scala.jdk.javaapi.CollectionConverters;
  * path rules live in {@link ReadOnlyFunctions} and {@link LakePaths}.
  */
 public final class ReadOnlyGuard {
+  /** Options a read may carry ({@code WITH (...)}), lower case: Delta's time travel. */
+  static final Set<String> READ_OPTIONS = Set.of("versionasof", "timestampasof");
+
   /** Simple class names of the logical plan nodes a read-only statement may contain. */
   static final Set<String> READ_NODES =
       Set.of(
@@ -256,16 +259,18 @@ public final class ReadOnlyGuard {
     if (p instanceof UnresolvedRelation r) {
       List<String> name = CollectionConverters.asJava(r.multipartIdentifier());
       Optional<String> why = paths.relationRefusal(name);
-      for (String key : List.of("path", "paths")) {
-        if (why.isEmpty() && r.options().containsKey(key)) {
+      // Only time-travel options: any other can point the read at another location or file
+      // (path, paths, rowValidationXSDPath, avroSchemaUrl, recursiveFileLookup, ...).
+      for (String key : r.options().keySet().stream().sorted().toList()) {
+        if (why.isEmpty() && !READ_OPTIONS.contains(key.toLowerCase(java.util.Locale.ROOT))) {
           why =
               Optional.of(
                   "the option '"
                       + key
                       + "' on "
                       + LakePaths.quoted(name)
-                      + " is not allowed in read-only SQL (it points the read at another"
-                      + " location)");
+                      + " is not allowed in read-only SQL (only versionAsOf and timestampAsOf:"
+                      + " another option can point the read at another location or file)");
         }
       }
       return why;

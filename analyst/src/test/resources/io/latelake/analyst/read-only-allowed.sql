@@ -8,7 +8,7 @@ SELECT upper(page), count(*), sum(views), percentile(views, 0.5) FROM latelake_g
 SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY views) FROM latelake_gold.page_5m
 SELECT input_file_name(), current_user(), current_database(), version()
 SELECT CAST(views AS STRING) || '!', TRIM(BOTH ' ' FROM page), EXTRACT(YEAR FROM window_start), current_date FROM latelake_gold.page_5m
-SELECT from_json('{"a":1}', 'a INT'), to_xml(named_struct('a', 1)), xpath_string('<a>b</a>', 'a')
+SELECT from_json('{"a":1}', 'a INT'), to_xml(named_struct('a', 1))
 SELECT transform(array(1, 2), x -> x + 1), aggregate(array(1, 2), 0, (acc, x) -> acc + x)
 SELECT row_number() OVER (PARTITION BY page ORDER BY window_start) FROM latelake_gold.page_5m
 SELECT count(*) OVER w FROM latelake_gold.page_5m WINDOW w AS (PARTITION BY page)

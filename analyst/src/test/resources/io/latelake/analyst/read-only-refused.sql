@@ -63,6 +63,10 @@
 [table function 'table_changes_by_path'] SELECT * FROM table_changes_by_path('/etc', 0)
 [table function 'read_files'] SELECT * FROM read_files('/etc/passwd')
 [table function 'python_worker_logs'] SELECT * FROM python_worker_logs()
+[function 'xpath_string'] SELECT xpath_string('<!DOCTYPE a SYSTEM "http://127.0.0.1:9/x"><a/>', 'a')
+[function 'xpath_int'] SELECT xpath_int('<!DOCTYPE a SYSTEM "file:///etc/passwd"><a/>', 'a')
+[function 'from_avro'] SELECT from_avro(X'00', '"int"', map('avroSchemaUrl', 'file:///etc/passwd'))
+[function 'schema_of_avro'] SELECT schema_of_avro('"int"', map('avroSchemaUrl', 'file:///etc/passwd'))
 [table function 'table_changes'] SELECT * FROM IDENTIFIER('table_changes')('latelake_gold.page_5m', 0)
 [function 'shout'] DESCRIBE FUNCTION shout
 [function 'latelake_gold.shout'] DESCRIBE FUNCTION latelake_gold.shout
@@ -222,6 +226,10 @@
 ['/etc', which is not under lake.root] DESCRIBE DETAIL '/etc'
 [delta.`/etc`, which is not under lake.root] DESCRIBE DETAIL delta.`/etc`
 [the option 'path' on latelake_gold.page_5m] SELECT * FROM latelake_gold.page_5m WITH ('path' = '/etc')
+[the option 'rowvalidationxsdpath' on latelake_gold.page_5m] SELECT * FROM latelake_gold.page_5m WITH ('rowValidationXSDPath' = '/etc/passwd')
+[bınaryfile] SELECT path, CAST(content AS STRING) FROM `bınaryfile`.`..` WITH ('recursiveFileLookup'='true')
+[cſv] SELECT * FROM `cſv`.`.`
+[jſon] SELECT * FROM `jſon`.`conf`
 
 -- IDENTIFIER(...): a constant name is checked as if written out; anything else is refused.
 [text.`/etc/passwd` by path] SELECT * FROM IDENTIFIER('text.`/etc/passwd`')
