@@ -39,21 +39,28 @@ public final class GoldMerge {
    * @param metric the metric
    */
   public static void merge(Dataset<Row> batch, long batchId, String path, MetricSpec metric) {
-    // The batch is read more than once (emptiness check, window range, MERGE): compute it once.
+    // The batch is read twice (its size and window range in one job, then the MERGE): compute it
+    // once. A no-data micro-batch costs that one job, which also runs its stateful plan.
     Dataset<Row> rows = batch.persist();
     try {
-      if (!rows.isEmpty()) {
-        mergeRows(rows, batchId, path, metric);
+      GoldMergePlan plan = GoldMergePlan.of(metric);
+      Row sizeAndRange = plan.sizeAndWindowRange(rows);
+      if (sizeAndRange.getLong(0) > 0) {
+        mergeRows(rows, batchId, path, metric, plan, plan.condition(sizeAndRange));
       }
     } finally {
       rows.unpersist();
     }
   }
 
-  private static void mergeRows(Dataset<Row> batch, long batchId, String path, MetricSpec metric) {
+  private static void mergeRows(
+      Dataset<Row> batch,
+      long batchId,
+      String path,
+      MetricSpec metric,
+      GoldMergePlan plan,
+      Column on) {
     SparkSession s = batch.sparkSession();
-    GoldMergePlan plan = GoldMergePlan.of(metric);
-    Column on = plan.condition(batch, true);
     // Scoped to the checkpoint (its query id): a new checkpoint (backfill) starts at batch 0 again.
     String queryId = s.sparkContext().getLocalProperty("sql.streaming.queryId");
     s.conf()

@@ -1,6 +1,7 @@
 package io.latelake.core.metric;
 
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.current_timestamp;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
@@ -128,17 +129,34 @@ public final class GoldMergePlan {
    * other windows.
    */
   public Column condition(Dataset<Row> source, boolean pruneWindows) {
-    Column on = keyCondition();
     if (!pruneWindows) {
-      return on;
+      return keyCondition();
     }
-    Row range = source.agg(min(col(window)), max(col(window))).first();
-    if (range.isNullAt(0)) {
+    return condition(sizeAndWindowRange(source));
+  }
+
+  /**
+   * One Spark job over {@code source}: its row count, and its smallest and largest window.
+   *
+   * @return a row (count long, min window, max window; both null when the source is empty)
+   */
+  public Row sizeAndWindowRange(Dataset<Row> source) {
+    return source.agg(count(lit(1)), min(col(window)), max(col(window))).first();
+  }
+
+  /**
+   * @param sizeAndRange what {@link #sizeAndWindowRange} returned for the source
+   * @return the key condition bounded by the source's smallest and largest window (the key
+   *     condition alone for an empty source)
+   */
+  public Column condition(Row sizeAndRange) {
+    Column on = keyCondition();
+    if (sizeAndRange.isNullAt(1)) {
       return on;
     }
     return col("t." + window)
-        .geq(lit(range.get(0)))
-        .and(col("t." + window).leq(lit(range.get(1))))
+        .geq(lit(sizeAndRange.get(1)))
+        .and(col("t." + window).leq(lit(sizeAndRange.get(2))))
         .and(on);
   }
 
