@@ -1,11 +1,15 @@
 package io.latelake.bronze;
 
+import static org.apache.spark.sql.functions.col;
+
 import io.latelake.core.event.BronzeRows;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.streaming.StreamPlan;
 import io.latelake.core.streaming.StreamingJob;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
@@ -33,8 +37,20 @@ public final class BronzeJob extends StreamingJob<BronzeConfig> {
             this::source,
             this::transform,
             context.tables().bronzeEvents(),
-            new StreamPlan.Append(List.of("ingest_date"), Map.of("mergeSchema", "true")),
+            new StreamPlan.Append(
+                List.of("ingest_date"), Map.of("mergeSchema", "true"), Optional.of(ownRows())),
             config.trigger()));
+  }
+
+  /**
+   * The bronze rows this query writes: several bronze queries (one per source name) may append to
+   * the one bronze table. A Kafka source's rows carry their topic, a landing folder's the source
+   * name ({@link BronzeSources}).
+   */
+  private Column ownRows() {
+    return config.source() == BronzeConfig.Source.KAFKA
+        ? col("source").isin(config.topics().toArray())
+        : col("source").equalTo(config.event().sourceName());
   }
 
   private Dataset<Row> source() {

@@ -187,4 +187,79 @@ class BronzeJobTest extends SparkTestBase {
                 + "' for key "
                 + "'lake.bronze.files.path': the landing folder does not exist");
   }
+
+  /**
+   * A second landing folder (another {@code lake.event.source-name}, its own query and checkpoint)
+   * added to a lake whose bronze already has rows: its first start is allowed; once it has rows and
+   * loses its checkpoint, it is refused like any other query.
+   */
+  @Test
+  void aNewSourceStartsOnALakeWithRowsAndItsLostCheckpointIsStillRefused() throws Exception {
+    Path root = tmp.resolve("two-sources");
+    String a = "{\"event_id\":\"a1\",\"event_time\":\"2024-05-14T10:00:00Z\"}";
+    String b = "{\"event_id\":\"b1\",\"event_time\":\"2024-05-14T10:00:01Z\"}";
+    new LandingWriter(root.resolve("landing-a")).writeLines("a.jsonl", List.of(a));
+    new LandingWriter(root.resolve("landing-b")).writeLines("b.jsonl", List.of(b));
+    Config ca =
+        config(
+            root,
+            "lake.event.source-name=gw_a",
+            "lake.bronze.files.path=\"" + root.resolve("landing-a") + "\"");
+    Config cb =
+        config(
+            root,
+            "lake.event.source-name=gw_b",
+            "lake.bronze.files.path=\"" + root.resolve("landing-b") + "\"");
+    TableRegistry tables = TableRegistry.fromConfig(ca);
+    new BronzeJob(JobContext.start(spark, tables), BronzeConfig.fromConfig(ca)).run();
+    new BronzeJob(JobContext.start(spark, tables), BronzeConfig.fromConfig(cb)).run();
+    assertThat(
+            spark
+                .read()
+                .format("delta")
+                .load(root + "/bronze/events")
+                .selectExpr("concat(source, ' ', event_id)")
+                .as(org.apache.spark.sql.Encoders.STRING())
+                .collectAsList())
+        .containsExactlyInAnyOrder("gw_a a1", "gw_b b1");
+
+    org.apache.commons.io.FileUtils.deleteDirectory(
+        root.resolve("_checkpoints/bronze_gw_b").toFile());
+    assertThatThrownBy(
+            () -> new BronzeJob(JobContext.start(spark, tables), BronzeConfig.fromConfig(cb)).run())
+        .isInstanceOf(LatelakeException.class)
+        .hasMessageStartingWith(
+            "Cannot start stream 'bronze_gw_b': table " + root + "/bronze/events");
+    assertThat(bronzeRows(root)).isEqualTo(2);
+  }
+
+  /** Two first starts at once on an empty lake: both create the table; neither fails. */
+  @Test
+  void tablesCreatedByTwoStartsAtOnceAreOneTable() throws Exception {
+    var schema = new org.apache.spark.sql.types.StructType().add("id", "long");
+    for (int round = 0; round < 8; round++) {
+      String path = tmp.resolve("race-" + round).toString();
+      var barrier = new java.util.concurrent.CyclicBarrier(2);
+      var pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+      try {
+        List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+          done.add(
+              pool.submit(
+                  () -> {
+                    barrier.await();
+                    io.latelake.core.table.DeltaTables.createIfNotExists(
+                        spark, path, schema, List.of(), java.util.Map.of());
+                    return null;
+                  }));
+        }
+        for (var f : done) {
+          f.get();
+        }
+      } finally {
+        pool.shutdown();
+      }
+      assertThat(spark.read().format("delta").load(path).columns()).containsExactly("id");
+    }
+  }
 }

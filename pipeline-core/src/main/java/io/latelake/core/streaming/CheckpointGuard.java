@@ -26,6 +26,24 @@ public final class CheckpointGuard {
    */
   public static void requireCheckpointIfTableHasData(
       SparkSession spark, String queryName, String tablePath, String checkpointPath) {
+    requireCheckpointIfTableHasData(
+        spark, queryName, tablePath, checkpointPath, java.util.Optional.empty());
+  }
+
+  /**
+   * As {@link #requireCheckpointIfTableHasData(SparkSession, String, String, String)}, for a table
+   * several queries append to: with {@code ownRows}, a table "has data" for this query only when it
+   * holds a row matching {@code ownRows} (one look that stops at the first such row), so a new
+   * query's first start is allowed, and a query that lost its checkpoint is still refused.
+   *
+   * @param ownRows the rows this query writes, or empty for a table only this query writes
+   */
+  public static void requireCheckpointIfTableHasData(
+      SparkSession spark,
+      String queryName,
+      String tablePath,
+      String checkpointPath,
+      java.util.Optional<org.apache.spark.sql.Column> ownRows) {
     Configuration conf = spark.sparkContext().hadoopConfiguration();
     try {
       Path offsets = new Path(checkpointPath, "offsets");
@@ -45,7 +63,13 @@ public final class CheckpointGuard {
                       .first()
                       .getLong(0)
                   > 0;
-      if (tableHasData && !onlyMetadataCommits(spark, tablePath)) {
+      if (tableHasData && ownRows.isPresent()) {
+        tableHasData =
+            !spark.read().format("delta").load(tablePath).filter(ownRows.get()).isEmpty();
+      } else if (tableHasData) {
+        tableHasData = !onlyMetadataCommits(spark, tablePath);
+      }
+      if (tableHasData) {
         throw new LatelakeException(
             "Cannot start stream '"
                 + queryName

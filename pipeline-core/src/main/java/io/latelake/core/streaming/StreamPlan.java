@@ -3,8 +3,10 @@ package io.latelake.core.streaming;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.StructType;
@@ -44,11 +46,22 @@ public record StreamPlan(
    *
    * @param partitionBy partition columns of the table (may be empty)
    * @param options options of the Delta sink, e.g. {@code mergeSchema=true}
+   * @param ownRows for a table that several queries append to (bronze: one query per source), the
+   *     rows this query writes; the checkpoint guard then asks whether the table holds such rows,
+   *     not whether it has any commits, so a new source's first start is allowed ({@link
+   *     CheckpointGuard})
    */
-  public record Append(List<String> partitionBy, Map<String, String> options) implements Sink {
+  public record Append(
+      List<String> partitionBy, Map<String, String> options, Optional<Column> ownRows)
+      implements Sink {
     /** Append, no partitions, no options. */
     public Append() {
       this(List.of(), Map.of());
+    }
+
+    /** Append to a table only this query writes. */
+    public Append(List<String> partitionBy, Map<String, String> options) {
+      this(partitionBy, options, Optional.empty());
     }
 
     @Override

@@ -160,7 +160,11 @@ public abstract class StreamingJob<C> {
     Dataset<Row> out = p.transform().apply(p.source().get());
     String checkpoint = context.tables().checkpoint(p.queryName());
     CheckpointGuard.requireCheckpointIfTableHasData(
-        spark, p.queryName(), p.outputPath(), checkpoint);
+        spark,
+        p.queryName(),
+        p.outputPath(),
+        checkpoint,
+        p.sink() instanceof StreamPlan.Append a ? a.ownRows() : java.util.Optional.empty());
     if (context.firstCheck(java.util.Arrays.asList("output", p.queryName(), config))) {
       StreamPlan.Sink sink = p.sink();
       DeltaTables.createIfNotExists(

@@ -38,7 +38,16 @@ public final class DeltaTables {
     for (Map.Entry<String, String> p : properties.entrySet()) {
       b = b.property(p.getKey(), p.getValue());
     }
-    b.execute();
+    try {
+      b.execute();
+    } catch (Exception e) { // Delta's AnalysisException is a checked exception to Java
+      // Two first starts at once (two bronze sources on an empty lake): both saw no table and one
+      // of the two creations lost (DELTA_PROTOCOL_CHANGED, DELTA_METADATA_CHANGED, ...). The
+      // table the other one created is the table wanted.
+      if (!exists(spark, path)) {
+        throw e;
+      }
+    }
   }
 
   /**
