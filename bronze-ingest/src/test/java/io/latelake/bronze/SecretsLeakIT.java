@@ -282,12 +282,72 @@ class SecretsLeakIT extends SparkTestBase {
       }
     }
     assertThat(rows).hasSizeGreaterThanOrEqualTo(3);
+    List<String> environments = historyServerEnvironments(work.resolve("events"));
+    assertThat(environments).hasSize(2);
+    for (String env : environments) {
+      assertThat(env)
+          .contains(
+              "[ \"spark.hadoop.fs.gs.encryption.key\", \"*********(redacted)\" ]",
+              "[ \"spark.hadoop.fs.azure.account.key.env.dfs.core.windows.net\", "
+                  + "\"*********(redacted)\" ]");
+    }
     for (String secret : planted()) {
       for (Path f : written) {
         assertThat(contains(f, secret)).as(secret + " in " + f).isFalse();
       }
       assertThat(rows).as(secret + " in a table row").noneMatch(r -> r.contains(secret));
+      assertThat(environments)
+          .as(secret + " in the History Server's environment")
+          .noneMatch(e -> e.contains(secret));
     }
+  }
+
+  /**
+   * Spark's History Server, in this JVM on a free loopback port, over the runs' event logs: the
+   * environment (Spark properties, Hadoop properties, system properties) of every application, as
+   * its REST API serves it to a browser or a script.
+   */
+  private static List<String> historyServerEnvironments(Path events) throws Exception {
+    org.apache.spark.SparkConf conf =
+        new org.apache.spark.SparkConf(false)
+            .set("spark.history.fs.logDirectory", events.toUri().toString());
+    var provider = new org.apache.spark.deploy.history.FsHistoryProvider(conf);
+    var server =
+        new org.apache.spark.deploy.history.HistoryServer(
+            conf,
+            provider,
+            new org.apache.spark.SecurityManager(
+                conf,
+                org.apache.spark.SecurityManager$.MODULE$.$lessinit$greater$default$2(),
+                org.apache.spark.SecurityManager$.MODULE$.$lessinit$greater$default$3()),
+            0);
+    try {
+      server.bind();
+      provider.checkForLogs();
+      var http = java.net.http.HttpClient.newHttpClient();
+      String base = "http://127.0.0.1:" + server.boundPort() + "/api/v1/applications";
+      var ids =
+          new com.fasterxml.jackson.databind.ObjectMapper()
+              .readTree(get(http, base))
+              .findValuesAsText("id");
+      List<String> out = new ArrayList<>();
+      for (String id : ids) {
+        out.add(get(http, base + "/" + id + "/environment"));
+      }
+      return out;
+    } finally {
+      server.stop();
+      provider.stop();
+    }
+  }
+
+  private static String get(java.net.http.HttpClient http, String url) throws Exception {
+    var response =
+        http.send(
+            java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).as(url).isEqualTo(200);
+    return response.body();
   }
 
   private static boolean contains(Path file, String secret) throws IOException {

@@ -125,13 +125,7 @@ class KafkaCrashIT extends SparkTestBase {
       exit = run.terminate();
     }
 
-    Row b =
-        spark
-            .read()
-            .format("delta")
-            .load(bronze)
-            .selectExpr("count(*)", "count(DISTINCT source, kafka_partition, kafka_offset)")
-            .first();
+    Row b = rowsAndOffsets(bronze);
     long lost = RECORDS - b.getLong(1);
     long doubled = b.getLong(0) - b.getLong(1);
     List<String> recovered =
@@ -239,13 +233,7 @@ class KafkaCrashIT extends SparkTestBase {
       exit = run.terminate();
     }
 
-    Row b =
-        spark
-            .read()
-            .format("delta")
-            .load(bronze)
-            .selectExpr("count(*)", "count(DISTINCT source, kafka_partition, kafka_offset)")
-            .first();
+    Row b = rowsAndOffsets(bronze);
     List<String> recovered =
         spark
             .read()
@@ -336,6 +324,18 @@ class KafkaCrashIT extends SparkTestBase {
       }
     }
     return new Kills(killed, midBatch, secondTries, logs);
+  }
+
+  /**
+   * @return bronze's row count and its count of distinct (source, Kafka partition, offset)
+   */
+  private Row rowsAndOffsets(String bronze) {
+    return spark
+        .read()
+        .format("delta")
+        .load(bronze)
+        .selectExpr("count(*)", "count(DISTINCT source, kafka_partition, kafka_offset)")
+        .first();
   }
 
   private static boolean planned(Checkpoints checkpoint) {
