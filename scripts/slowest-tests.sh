@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Prints the ten slowest test classes of the last build, unit (surefire) and integration
-# (failsafe) tests together, from the XML reports under every module's target folder:
+# Prints the ten slowest test classes, unit (surefire) and integration (failsafe) tests together,
+# from the XML reports under every module's target folder (after a partial build or -DskipTests,
+# some of them are older runs'):
 #
 #   scripts/slowest-tests.sh [COUNT]
 #
@@ -18,14 +19,14 @@ rows="$(
         kind=unit
         [[ "$f" == */failsafe-reports/* ]] && kind=it
         # The <testsuite ...> element: its name and time attributes.
-        head -c 4000 "$f" | tr '\n' ' ' | grep -o '<testsuite [^>]*>' | head -1 \
+        { head -c 4000 "$f" | tr '\n' ' ' | grep -o '<testsuite [^>]*>' | head -1 \
           | sed -E 's/.* name="([^"]+)".* time="([^"]+)".*/\2 \1/;t;d' \
-          | awk -v k="$kind" '{ printf "%10.1f s  %-4s %s\n", $1, k, $2 }'
+          | awk -v k="$kind" '{ printf "%10.1f s  %-4s %s\n", $1, k, $2 }'; } || true
       done | sort -rn | head -n "$COUNT"
-)"
+)" || true
 if [[ -z "$rows" ]]; then
   echo "slowest-tests: no test reports under $ROOT/*/target"
   exit 0
 fi
-echo "The $COUNT slowest test classes of this build:"
+echo "The $COUNT slowest test classes (reports under */target):"
 echo "$rows"

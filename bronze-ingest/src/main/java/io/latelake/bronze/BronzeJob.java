@@ -43,14 +43,21 @@ public final class BronzeJob extends StreamingJob<BronzeConfig> {
   }
 
   /**
-   * The bronze rows this query writes: several bronze queries (one per source name) may append to
-   * the one bronze table. A Kafka source's rows carry their topic, a landing folder's the source
-   * name ({@link BronzeSources}).
+   * The bronze rows this query writes or would write again: several bronze queries (one per source
+   * name) may append to the one bronze table. A Kafka source's rows carry their topic; a landing
+   * folder's carry the source name and their file ({@link BronzeSources}). A folder's rows count
+   * under any source name, so renaming {@code lake.event.source-name} for the same folder is
+   * refused like a lost checkpoint instead of reading every file again.
    */
   private Column ownRows() {
-    return config.source() == BronzeConfig.Source.KAFKA
-        ? col("source").isin(config.topics().toArray())
-        : col("source").equalTo(config.event().sourceName());
+    if (config.source() == BronzeConfig.Source.KAFKA) {
+      return col("source").isin(config.topics().toArray());
+    }
+    String inFolder =
+        io.latelake.core.table.DeltaTables.absolutePath(context.spark(), config.filesPath()) + "/";
+    return col("source")
+        .equalTo(config.event().sourceName())
+        .or(org.apache.spark.sql.functions.instr(col("source_file"), inFolder).gt(0));
   }
 
   private Dataset<Row> source() {

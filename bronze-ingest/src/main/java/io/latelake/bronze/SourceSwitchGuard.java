@@ -13,9 +13,11 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * Refuses to start bronze from one kind of source ({@code files} or {@code kafka}) on a bronze
- * table that was written from the other. Both write under the same query name and checkpoint
- * ({@code bronze_<lake.event.source-name>}), and a checkpoint's offsets belong to one kind of
- * source: Spark would fail on them, or read the new source from an offset that means nothing.
+ * table that was written from the other. With the same {@code lake.event.source-name} both write
+ * under the same query name and checkpoint ({@code bronze_<lake.event.source-name>}), and a
+ * checkpoint's offsets belong to one kind of source: Spark would fail on them, or read the new
+ * source from an offset that means nothing. A lake's bronze sources are therefore all of one kind,
+ * also when each has its own source name (a new source's first start sees the table's rows).
  *
  * <p>The kind that wrote the table is read from the checkpoint's last planned offsets (a file
  * source's offset is {@code {"logOffset":N}}; Kafka's maps topics to partitions) when the

@@ -223,6 +223,19 @@ class BronzeJobTest extends SparkTestBase {
                 .collectAsList())
         .containsExactlyInAnyOrder("gw_a a1", "gw_b b1");
 
+    // The same folder under a new source name would read every file again: refused.
+    Config renamed =
+        config(
+            root,
+            "lake.event.source-name=gw_a_renamed",
+            "lake.bronze.files.path=\"" + root.resolve("landing-a") + "\"");
+    assertThatThrownBy(
+            () ->
+                new BronzeJob(JobContext.start(spark, tables), BronzeConfig.fromConfig(renamed))
+                    .run())
+        .isInstanceOf(LatelakeException.class)
+        .hasMessageStartingWith("Cannot start stream 'bronze_gw_a_renamed': table ");
+
     org.apache.commons.io.FileUtils.deleteDirectory(
         root.resolve("_checkpoints/bronze_gw_b").toFile());
     assertThatThrownBy(

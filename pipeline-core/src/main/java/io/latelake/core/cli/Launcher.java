@@ -58,7 +58,9 @@ public final class Launcher {
             // A damaged log or a storage fault: one line saying what and what to do; the stack
             // at DEBUG.
             LOG.error("{} failed: {}", line.getCommandName(), Secrets.redact(known.get()));
-            LOG.debug("{} failed", line.getCommandName(), ex);
+            if (!reveals) {
+              LOG.debug("{} failed", line.getCommandName(), ex);
+            }
             line.getErr()
                 .println(
                     "latelake: "

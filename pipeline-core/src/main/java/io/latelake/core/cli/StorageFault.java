@@ -1,6 +1,5 @@
 package io.latelake.core.cli;
 
-import java.nio.file.AccessDeniedException;
 import java.nio.file.ReadOnlyFileSystemException;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -8,10 +7,10 @@ import java.util.regex.Pattern;
 
 /**
  * Recognises a failure of the storage under {@code lake.root} rather than of latelake: no space
- * left on the device, a read-only file system, or access denied. Such a failure gets one line that
- * says what the storage refused and what to do, instead of a stack trace. Nothing committed before
- * it is lost: the micro-batch or job that failed did not commit, and the same command started again
- * redoes it (streams replay it from their checkpoint; batch jobs are idempotent).
+ * left on the device, or a read-only file system. Such a failure gets one line that says what the
+ * storage refused and what to do, instead of a stack trace. Nothing committed before it is lost:
+ * the micro-batch or job that failed did not commit, and the same command started again redoes it
+ * (streams replay it from their checkpoint; batch jobs are idempotent).
  */
 final class StorageFault {
   /** The table a Spark write task was writing to, from Spark's TASK_WRITE_FAILED message. */
@@ -38,8 +37,6 @@ final class StorageFault {
         } else if (t instanceof ReadOnlyFileSystemException
             || message.contains("Read-only file system")) {
           what = "the file system is read-only";
-        } else if (t instanceof AccessDeniedException || message.contains("Permission denied")) {
-          what = "permission was denied";
         }
       }
     }

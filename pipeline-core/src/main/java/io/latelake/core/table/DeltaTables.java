@@ -10,6 +10,8 @@ import org.apache.spark.sql.types.StructType;
 
 /** Creating and probing Delta tables by path. */
 public final class DeltaTables {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DeltaTables.class);
+
   private DeltaTables() {}
 
   /**
@@ -47,6 +49,25 @@ public final class DeltaTables {
       if (!exists(spark, path)) {
         throw e;
       }
+      LOG.warn(
+          "Creating {} lost to a concurrent creation ({}); using the table it created",
+          path,
+          e.getClass().getSimpleName());
+    }
+  }
+
+  /**
+   * @return {@code path} made absolute on its file system (a path without scheme on the default
+   *     one), without scheme and authority and without a trailing slash, e.g. {@code /lake/landing}
+   * @throws java.io.UncheckedIOException when the file system cannot be asked
+   */
+  public static String absolutePath(SparkSession spark, String path) {
+    try {
+      org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(path);
+      p = p.getFileSystem(spark.sparkContext().hadoopConfiguration()).makeQualified(p);
+      return p.toUri().getPath().replaceAll("/+$", "");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("Cannot resolve " + path, e);
     }
   }
 
