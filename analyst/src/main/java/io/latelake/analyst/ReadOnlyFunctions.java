@@ -25,7 +25,10 @@ import scala.jdk.javaapi.CollectionConverters;
  *       try_reflect} call a Java method the query names, e.g. {@code FileUtil.chmod} or {@code
  *       System.exit}) and file access ({@code from_protobuf} / {@code to_protobuf} read a
  *       descriptor file or load a class by name; {@code from_xml} / {@code schema_of_xml} open the
- *       file of their {@code rowValidationXSDPath} option);
+ *       file of their {@code rowValidationXSDPath} option; {@code from_avro} / {@code to_avro} /
+ *       {@code schema_of_avro} that of their {@code avroSchemaUrl} option) and network access (the
+ *       nine {@code xpath*} functions: their XML parser loads an external DTD from any URL); of the
+ *       table functions, {@link #DENIED_TABLE} ({@code python_worker_logs});
  *   <li>every other name: temporary functions, persistent (Hive or catalog) functions and UDFs run
  *       code Spark does not ship, and the table functions extensions add (Delta's {@code
  *       table_changes_by_path} reads any path);
