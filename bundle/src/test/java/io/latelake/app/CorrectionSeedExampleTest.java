@@ -307,7 +307,7 @@ class CorrectionSeedExampleTest extends SparkTestBase {
                 JobContext.start(spark, tables),
                 new RangeSpec(config, List.of(config.metric("page_5m")), DAY))
             .run();
-    assertThat(c1.metrics().get(0).changedWeeks()).containsExactly(LocalDate.parse("2024-05-13"));
+    assertThat(c1.metrics().get(0).changedPeriods()).containsExactly(LocalDate.parse("2024-05-13"));
     String daily = tables.gold("daily_page_5m");
     String weekly = tables.gold("weekly_page_5m");
     List<String> dailyRows =
@@ -335,7 +335,7 @@ class CorrectionSeedExampleTest extends SparkTestBase {
             .run();
 
     assertThat(r2.metrics().get(0).changedDays()).isEmpty();
-    assertThat(c2.metrics().get(0).changedWeeks()).isEmpty();
+    assertThat(c2.metrics().get(0).changedPeriods()).isEmpty();
     assertThat(version(daily)).isEqualTo(dv);
     assertThat(version(weekly)).isEqualTo(wv);
     assertThat(rows(daily, "concat_ws(' ', event_date, page, views, total_duration_s)"))

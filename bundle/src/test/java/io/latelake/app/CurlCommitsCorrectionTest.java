@@ -193,7 +193,7 @@ class CurlCommitsCorrectionTest extends SparkTestBase {
         before.beyondTolerance(),
         after.differences(),
         rebuilt.metrics().get(0).changedDays().size(),
-        cascaded.metrics().get(0).changedWeeks().size(),
+        cascaded.metrics().get(0).changedPeriods().size(),
         again.rowsChanged());
 
     assertThat(dropped).isPositive();

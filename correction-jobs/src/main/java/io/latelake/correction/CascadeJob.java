@@ -12,10 +12,8 @@ import io.latelake.core.table.DeltaTables;
 import io.latelake.core.time.DayRange;
 import java.sql.Date;
 import java.sql.Timestamp;
-import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.time.temporal.TemporalAdjusters;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,46 +28,67 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Recomputes the ISO weeks ({@code gold.weekly_<metric>}: {@code week_start} date (Monday, a local
- * date of {@code lake.correction.rollup-time-zone}, as the daily table's days), {@code iso_year},
- * {@code iso_week}, group-by, measures, {@code days}, {@code updated_at}) that overlap a range of
- * event dates from {@code gold.daily_<metric>} and MERGEs the rows that changed (update, insert, or
- * delete when a week's group has no day left: a week whose correct content is empty keeps no row).
- * Unchanged rows are not touched, so a second run changes nothing.
+ * Recomputes, for each rollup of {@code lake.correction.rollups} ({@link Rollups.Period}), the
+ * periods that overlap a range of event dates from {@code gold.daily_<metric>} and MERGEs the rows
+ * that changed (update, insert, or delete when a period's group has no day left: a period whose
+ * correct content is empty keeps no row). The rollups: {@code gold.weekly_<metric>} ({@code
+ * week_start} date (Monday, a local date of {@code lake.correction.rollup-time-zone}, as the daily
+ * table's days), {@code iso_year}, {@code iso_week}), {@code gold.monthly_<metric>} ({@code
+ * month_start}, {@code year}, {@code month}) and {@code gold.yearly_<metric>} ({@code year_start},
+ * {@code year}); then group-by, measures, {@code days}, {@code updated_at}. Unchanged rows are not
+ * touched, so a second run changes nothing.
  */
 public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Result> {
   private static final Logger LOG = LoggerFactory.getLogger(CascadeJob.class);
 
   /**
-   * @param changedWeeks week starts (Mondays) with a changed row
-   * @param partialDays days outside the range, in its first or last week, that no rebuild has
-   *     built: those weeks hold only the days that were built (a warning is logged)
+   * @param rollup the rollup cascaded
+   * @param changedPeriods period starts (week: Monday, month: the 1st, year: January 1st) with a
+   *     changed row
+   * @param partialDays days outside the range, in its first or last period, that no rebuild has
+   *     built: those periods hold only the days that were built (a warning is logged)
    */
   public record MetricResult(
-      String metric, List<LocalDate> changedWeeks, long rowsChanged, List<LocalDate> partialDays)
+      String metric,
+      Rollups.Period rollup,
+      List<LocalDate> changedPeriods,
+      long rowsChanged,
+      List<LocalDate> partialDays)
       implements ActionResult {
     /**
      * @return one line for the log: counts, first and last, never the whole list
      */
     @Override
     public String summary() {
-      return "weekly_"
+      String unit =
+          switch (rollup) {
+            case WEEKLY -> "week";
+            case MONTHLY -> "month";
+            case YEARLY -> "year";
+          };
+      return rollup.tablePrefix()
           + metric
           + ": "
           + rowsChanged
           + " rows changed in "
-          + CorrectionTables.summary(changedWeeks)
-          + " weeks"
+          + CorrectionTables.summary(changedPeriods)
+          + " "
+          + unit
+          + "s"
           + (partialDays.isEmpty()
               ? ""
               : "; "
                   + CorrectionTables.summary(partialDays)
-                  + " days of the edge weeks never rebuilt");
+                  + " days of the edge "
+                  + unit
+                  + "s never rebuilt");
     }
   }
 
   /**
    * @param runId this run's id (in {@code monitoring.rollup_runs})
+   * @param metrics one result per metric and rollup, metric by metric, each metric's rollups in the
+   *     order weekly, monthly, yearly
    */
   public record Result(String runId, DayRange range, List<MetricResult> metrics)
       implements ActionResult.PerMetric<MetricResult> {}
@@ -98,18 +117,22 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
       LakeReads.requireColumns(
           spark, tables.daily(m), "gold.daily_" + m.name(), m, Rollups.dailyColumns(m));
     }
-    LocalDate weekFrom = range.from().with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY));
-    LocalDate weekTo = range.to().with(TemporalAdjusters.nextOrSame(DayOfWeek.SUNDAY));
-    Map<String, List<LocalDate>> partial = new LinkedHashMap<>();
+    List<Rollups.Period> rollups = config.rollups();
+    // the widest span of whole periods around the range: the year's when yearly is kept
+    LocalDate spanFrom = range.from();
+    LocalDate spanTo = range.to();
+    for (Rollups.Period p : rollups) {
+      spanFrom = min(spanFrom, p.first(range.from()));
+      spanTo = max(spanTo, p.last(range.to()));
+    }
+    Map<String, List<LocalDate>> missingByMetric = new LinkedHashMap<>();
     for (MetricSpec m : metrics) {
-      List<LocalDate> missing = neverBuilt(m, weekFrom, weekTo);
-      List<LocalDate> inRange =
-          missing.stream()
-              .filter(d -> !d.isBefore(range.from()) && !d.isAfter(range.to()))
-              .toList();
+      List<LocalDate> missing = neverBuilt(m, spanFrom, spanTo);
+      List<LocalDate> inRange = within(missing, range.from(), range.to());
       if (!inRange.isEmpty()) {
         throw new LakeConfigException(
-            "Cannot cascade gold.weekly_"
+            "Cannot cascade gold."
+                + rollups.get(0).tablePrefix()
                 + m.name()
                 + " over "
                 + range.from()
@@ -119,45 +142,76 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
                 + CorrectionTables.summary(inRange)
                 + " days of the range were never built by rebuild (no row in gold.daily_"
                 + m.name()
-                + " and no rebuild of them in monitoring.rollup_runs), so their weeks would be "
-                + "summed from missing days; run `latelake rebuild --from "
+                + " and no rebuild of them in monitoring.rollup_runs), so their "
+                + (rollups.size() == 1 ? unit(rollups.get(0)) : "period")
+                + "s would be summed from missing days; run `latelake rebuild --from "
                 + inRange.get(0)
                 + " --to "
                 + inRange.get(inRange.size() - 1)
                 + "` first");
       }
-      partial.put(m.name(), missing);
+      missingByMetric.put(m.name(), missing);
     }
     Instant now = context.startedAt();
     List<MetricResult> out = new ArrayList<>();
     for (MetricSpec m : metrics) {
-      List<LocalDate> missing = partial.get(m.name());
-      if (!missing.isEmpty()) {
-        LOG.warn(
-            "cascade weekly_{}: {} days of the first or last week of {}..{} lie outside "
-                + "the range and were never rebuilt: those weeks hold only the days that were "
-                + "(rebuild them to complete the weeks)",
-            m.name(),
-            CorrectionTables.summary(missing),
-            range.from(),
-            range.to());
+      for (Rollups.Period p : rollups) {
+        LocalDate from = p.first(range.from());
+        LocalDate to = p.last(range.to());
+        List<LocalDate> missing = within(missingByMetric.get(m.name()), from, to);
+        if (!missing.isEmpty()) {
+          LOG.warn(
+              "cascade {}{}: {} days of the first or last {} of {}..{} lie outside "
+                  + "the range and were never rebuilt: those {}s hold only the days that were "
+                  + "(rebuild them to complete the {}s)",
+              p.tablePrefix(),
+              m.name(),
+              CorrectionTables.summary(missing),
+              unit(p),
+              range.from(),
+              range.to(),
+              unit(p),
+              unit(p));
+        }
+        MetricResult r =
+            step(
+                "cascade " + p.tablePrefix() + m.name(),
+                () -> cascade(m, p, from, to, missing, now));
+        tables.recordRollupRun(
+            spark,
+            runId(),
+            p.job(),
+            m,
+            config.rollupZone(),
+            range,
+            r.changedPeriods(),
+            r.rowsChanged(),
+            now,
+            config);
+        out.add(r);
       }
-      MetricResult r =
-          step("cascade weekly_" + m.name(), () -> cascade(m, weekFrom, weekTo, missing, now));
-      tables.recordRollupRun(
-          spark,
-          runId(),
-          "cascade",
-          m,
-          config.rollupZone(),
-          range,
-          r.changedWeeks(),
-          r.rowsChanged(),
-          now,
-          config);
-      out.add(r);
     }
     return new Result(runId(), range, out);
+  }
+
+  private static String unit(Rollups.Period p) {
+    return switch (p) {
+      case WEEKLY -> "week";
+      case MONTHLY -> "month";
+      case YEARLY -> "year";
+    };
+  }
+
+  private static LocalDate min(LocalDate a, LocalDate b) {
+    return a.isBefore(b) ? a : b;
+  }
+
+  private static LocalDate max(LocalDate a, LocalDate b) {
+    return a.isAfter(b) ? a : b;
+  }
+
+  private static List<LocalDate> within(List<LocalDate> days, LocalDate from, LocalDate to) {
+    return days.stream().filter(d -> !d.isBefore(from) && !d.isAfter(to)).toList();
   }
 
   /**
@@ -215,10 +269,13 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
 
   private MetricResult cascade(
       MetricSpec metric,
-      LocalDate weekFrom,
-      LocalDate weekTo,
+      Rollups.Period period,
+      LocalDate from,
+      LocalDate to,
       List<LocalDate> partialDays,
       Instant now) {
+    String name = "gold." + period.tablePrefix() + metric.name();
+    String key = period.keyColumn();
     Dataset<Row> daily =
         spark
             .read()
@@ -226,41 +283,33 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
             .load(tables.daily(metric))
             .filter(
                 col("event_date")
-                    .geq(lit(Date.valueOf(weekFrom)))
-                    .and(col("event_date").leq(lit(Date.valueOf(weekTo)))));
-    Dataset<Row> fresh = Rollups.weekly(daily, metric);
-    String path = tables.weekly(metric);
-    LakeReads.requireZone(spark, path, "gold.weekly_" + metric.name(), config.rollupZone());
-    StructType weeklySchema = fresh.schema().add("updated_at", DataTypes.TimestampType);
-    LakeReads.requireColumns(
-        spark, path, "gold.weekly_" + metric.name(), metric, List.of(weeklySchema.fieldNames()));
+                    .geq(lit(Date.valueOf(from)))
+                    .and(col("event_date").leq(lit(Date.valueOf(to)))));
+    Dataset<Row> fresh = Rollups.rollup(daily, metric, period);
+    String path = tables.rollup(metric, period);
+    LakeReads.requireZone(spark, path, name, config.rollupZone());
+    StructType schema = fresh.schema().add("updated_at", DataTypes.TimestampType);
+    LakeReads.requireColumns(spark, path, name, metric, List.of(schema.fieldNames()));
     DeltaTables.createIfNotExists(
-        spark,
-        path,
-        weeklySchema,
-        List.of(),
-        Map.of(Rollups.ZONE_PROPERTY, config.rollupZone().getId()));
+        spark, path, schema, List.of(), Map.of(Rollups.ZONE_PROPERTY, config.rollupZone().getId()));
     Dataset<Row> existing =
         spark
             .read()
             .format("delta")
             .load(path)
-            .filter(
-                col("week_start")
-                    .geq(lit(Date.valueOf(weekFrom)))
-                    .and(col("week_start").leq(lit(Date.valueOf(weekTo)))));
+            .filter(col(key).geq(lit(Date.valueOf(from))).and(col(key).leq(lit(Date.valueOf(to)))));
     List<String> values = new ArrayList<>(metric.measureNames());
     values.add("days");
-    Dataset<Row> changed = Rollups.changed(fresh, existing, metric, "week_start", values);
+    Dataset<Row> changed = Rollups.changed(fresh, existing, metric, key, values);
     List<Row> rows = changed.collectAsList();
-    TreeSet<LocalDate> weeks = new TreeSet<>();
-    rows.forEach(r -> weeks.add(r.getDate(0).toLocalDate()));
+    TreeSet<LocalDate> periods = new TreeSet<>();
+    rows.forEach(r -> periods.add(r.getDate(0).toLocalDate()));
     if (!rows.isEmpty()) {
       Dataset<Row> source = spark.createDataFrame(rows, changed.schema());
-      GoldMergePlan plan = GoldMergePlan.weekly(metric);
+      GoldMergePlan plan = GoldMergePlan.rollup(metric, key, period.labels());
       Column on = plan.condition(source, true);
       DeltaRetry.run(
-          "MERGE into gold.weekly_" + metric.name(),
+          "MERGE into " + name,
           config.maxCommitAttempts(),
           config.retryBackoff(),
           () -> {
@@ -269,15 +318,18 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
           });
     }
     LOG.info(
-        "cascade weekly_{} {}..{} ({}): {} rows changed in {} weeks; the changed weeks "
+        "cascade {}{} {}..{} ({}): {} rows changed in {} {}s; the changed {}s "
             + "are in monitoring.rollup_runs",
+        period.tablePrefix(),
         metric.name(),
-        weekFrom,
-        weekTo,
+        from,
+        to,
         config.rollupZone(),
         rows.size(),
-        CorrectionTables.summary(List.copyOf(weeks)));
+        CorrectionTables.summary(List.copyOf(periods)),
+        unit(period),
+        unit(period));
     return new MetricResult(
-        metric.name(), List.copyOf(weeks), rows.size(), List.copyOf(partialDays));
+        metric.name(), period, List.copyOf(periods), rows.size(), List.copyOf(partialDays));
   }
 }

@@ -12,7 +12,9 @@ import picocli.CommandLine.Command;
 @Command(
     name = "cascade",
     mixinStandardHelpOptions = true,
-    description = "Recompute the ISO weeks gold.weekly_<metric> over changed daily totals (MERGE).")
+    description =
+        "Recompute the rollups of lake.correction.rollups (gold.weekly_, monthly_, yearly_<metric>)"
+            + " over changed daily totals (MERGE).")
 public final class CascadeMain extends RangeCommand {
   public static void main(String[] args) {
     System.exit(Launcher.execute(new CascadeMain(), args));

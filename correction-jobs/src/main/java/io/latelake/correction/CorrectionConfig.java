@@ -26,8 +26,10 @@ import java.util.Optional;
  * @param dedupHorizon id horizon of the exact dedup ({@code lake.correction.dedup-horizon}): a
  *     recompute of event times {@code [from, to)} reads bronze over {@code [from − horizon, to +
  *     horizon)}, so copies of an event this far apart in event time are seen as one
- * @param rollupZone time zone of the days of {@code gold.daily_*} and {@code gold.weekly_*} ({@code
+ * @param rollupZone time zone of the days of {@code gold.daily_*} and of the rollups ({@code
  *     lake.correction.rollup-time-zone}, an IANA region or UTC)
+ * @param rollups the rollups {@code cascade} keeps over the daily totals ({@code
+ *     lake.correction.rollups}: weekly, monthly, yearly; in that order, each once)
  * @param metrics the configured gold metrics (sorted by name)
  * @param sources {@code lake.sources}: the sources with a watermark of their own in the gold stream
  *     ({@link io.latelake.core.streaming.SourceInputs}); {@code backfill} starts the new checkpoint
@@ -42,6 +44,7 @@ public record CorrectionConfig(
     Duration goldWatermarkDelay,
     Duration dedupHorizon,
     ZoneId rollupZone,
+    List<Rollups.Period> rollups,
     List<MetricSpec> metrics,
     List<String> sources) {
 
@@ -68,8 +71,33 @@ public record CorrectionConfig(
         delay,
         dedupHorizon,
         zone(c),
+        rollups(c),
         Metrics.fromConfig(root),
         SourceInputs.fromConfig(root));
+  }
+
+  /**
+   * @throws LakeConfigException unless {@code rollups} is a non-empty list of weekly, monthly and
+   *     yearly, each at most once
+   */
+  static List<Rollups.Period> rollups(Settings c) {
+    List<String> names = c.strings("rollups");
+    java.util.TreeSet<Rollups.Period> out = new java.util.TreeSet<>();
+    for (String n : names) {
+      Optional<Rollups.Period> p = Rollups.Period.parse(n);
+      if (p.isEmpty()) {
+        throw LakeConfigException.invalid(
+            c.key("rollups"), n, "expected weekly, monthly or yearly");
+      }
+      if (!out.add(p.get())) {
+        throw LakeConfigException.invalid(c.key("rollups"), n, "is listed twice");
+      }
+    }
+    if (out.isEmpty()) {
+      throw LakeConfigException.invalid(
+          c.key("rollups"), "[]", "list at least one of weekly, monthly, yearly");
+    }
+    return List.copyOf(out);
   }
 
   /**

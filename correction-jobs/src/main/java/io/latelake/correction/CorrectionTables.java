@@ -31,14 +31,19 @@ import org.apache.spark.sql.types.StructType;
  *                                  absolute difference over the measures), beyond_tolerance,
  *                                  audited_at
  * monitoring.rollup_runs           one row per metric and rebuild/cascade run: run_id, job
- *                                  (rebuild | cascade), metric, time_zone, range_from,
+ *                                  (rebuild | cascade (weekly) | cascade-monthly |
+ *                                  cascade-yearly), metric, time_zone, range_from,
  *                                  range_to date (the days asked for), changed_count int,
  *                                  first_changed, last_changed date, changed array&lt;date&gt;
- *                                  (days rebuilt / week starts cascaded that changed),
+ *                                  (days rebuilt / period starts cascaded that changed),
  *                                  rows_written long, run_at timestamp
  * gold.daily_&lt;metric&gt;            event_date date (partition), group-by, measures
  * gold.weekly_&lt;metric&gt;           week_start date (ISO week's Monday), iso_year int, iso_week int,
- *                                  group-by, measures, days int, updated_at timestamp
+ *                                  group-by, measures, days long, updated_at timestamp
+ * gold.monthly_&lt;metric&gt;          month_start date (the 1st), year int, month int, group-by,
+ *                                  measures, days long, updated_at timestamp
+ * gold.yearly_&lt;metric&gt;           year_start date (January 1st), year int, group-by, measures,
+ *                                  days long, updated_at timestamp
  * </pre>
  */
 public final class CorrectionTables {
@@ -157,7 +162,14 @@ public final class CorrectionTables {
   }
 
   public String weekly(MetricSpec metric) {
-    return tables.gold("weekly_" + metric.name());
+    return rollup(metric, Rollups.Period.WEEKLY);
+  }
+
+  /**
+   * @return the path of {@code gold.<period>_<metric>}
+   */
+  public String rollup(MetricSpec metric, Rollups.Period period) {
+    return tables.gold(period.tablePrefix() + metric.name());
   }
 
   /** Creates state, log and audit tables when missing. */

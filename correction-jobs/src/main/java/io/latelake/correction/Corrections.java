@@ -91,7 +91,9 @@ public final class Corrections {
       same = same.and(col(prefixed("r", m)).eqNullSafe(col(prefixed("p", m))));
     }
     Optional<Measure> count =
-        metric.measures().stream().filter(m -> m.function() == Measure.Function.COUNT).findFirst();
+        metric.measures().stream()
+            .filter(m -> m.function() == Measure.Function.COUNT && m.column().isEmpty())
+            .findFirst();
     Column reason =
         when(inR.and(inP.unary_$bang()), lit(Reason.NEW_WINDOW.name()))
             .when(inP.and(inR.unary_$bang()), lit(Reason.DUPLICATE_REMOVED.name()));

@@ -9,29 +9,34 @@ import static org.apache.spark.sql.functions.from_utc_timestamp;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.min;
+import static org.apache.spark.sql.functions.month;
 import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.to_date;
 import static org.apache.spark.sql.functions.unix_micros;
 import static org.apache.spark.sql.functions.weekofyear;
 import static org.apache.spark.sql.functions.when;
+import static org.apache.spark.sql.functions.year;
 
 import io.latelake.core.metric.Measure;
 import io.latelake.core.metric.MetricAggregation;
 import io.latelake.core.metric.MetricSpec;
+import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.ZoneId;
+import java.time.temporal.TemporalAdjusters;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
-/** Pure functions for the settled daily totals and their ISO-week rollups. */
+/** Pure functions for the settled daily totals and their weekly, monthly and yearly rollups. */
 public final class Rollups {
   private Rollups() {}
 
-  /** Table property of {@code gold.daily_*} / {@code gold.weekly_*}: the zone of their days. */
+  /** Table property of {@code gold.daily_*} and the rollups: the zone of their days. */
   public static final String ZONE_PROPERTY = "latelake.rollup.time-zone";
 
   /**
@@ -92,40 +97,171 @@ public final class Rollups {
   }
 
   /**
-   * ISO-week rollup of daily rows: count and sum measures are summed, min and max kept.
-   *
-   * @return {@code week_start} date (Monday), {@code iso_year} int, {@code iso_week} int, the
-   *     group-by columns, the measures, {@code days} long (days with data)
+   * A calendar rollup of the daily totals: ISO weeks, calendar months or calendar years of the
+   * daily table's local dates. Months and years are not fixed lengths, so they cannot be Spark
+   * {@code window()}s (which are fixed intervals aligned to 1970-01-01 UTC): each is the sum of its
+   * whole local days (case C39: February 2024 has 29 days).
    */
+  public enum Period {
+    /**
+     * {@code gold.weekly_<metric>}: {@code week_start} (Monday), {@code iso_year}, {@code
+     * iso_week}.
+     */
+    WEEKLY("weekly", "week_start", List.of("iso_year", "iso_week")),
+    /**
+     * {@code gold.monthly_<metric>}: {@code month_start} (the 1st), {@code year}, {@code month}.
+     */
+    MONTHLY("monthly", "month_start", List.of("year", "month")),
+    /** {@code gold.yearly_<metric>}: {@code year_start} (January 1st), {@code year}. */
+    YEARLY("yearly", "year_start", List.of("year"));
+
+    private final String configName;
+    private final String keyColumn;
+    private final List<String> labels;
+
+    Period(String configName, String keyColumn, List<String> labels) {
+      this.configName = configName;
+      this.keyColumn = keyColumn;
+      this.labels = labels;
+    }
+
+    /**
+     * @return the period of a {@code lake.correction.rollups} entry (weekly, monthly, yearly)
+     */
+    public static java.util.Optional<Period> parse(String name) {
+      for (Period p : values()) {
+        if (p.configName.equals(name)) {
+          return java.util.Optional.of(p);
+        }
+      }
+      return java.util.Optional.empty();
+    }
+
+    /**
+     * @return weekly, monthly or yearly
+     */
+    public String configName() {
+      return configName;
+    }
+
+    /**
+     * @return the table's name under gold without the metric, e.g. {@code monthly_}
+     */
+    public String tablePrefix() {
+      return configName + "_";
+    }
+
+    /**
+     * @return the key date column: {@code week_start}, {@code month_start} or {@code year_start}
+     */
+    public String keyColumn() {
+      return keyColumn;
+    }
+
+    /**
+     * @return the int columns copied along with the key ({@code iso_year, iso_week}; {@code year,
+     *     month}; {@code year})
+     */
+    public List<String> labels() {
+      return labels;
+    }
+
+    /**
+     * @return the job name of a cascade of this period in {@code monitoring.rollup_runs}: {@code
+     *     cascade} (weekly, as before monthly and yearly existed), {@code cascade-monthly}, {@code
+     *     cascade-yearly}
+     */
+    public String job() {
+      return this == WEEKLY ? "cascade" : "cascade-" + configName;
+    }
+
+    /**
+     * @return the first day of the period holding {@code day}
+     */
+    public LocalDate first(LocalDate day) {
+      return switch (this) {
+        case WEEKLY -> day.with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY));
+        case MONTHLY -> day.withDayOfMonth(1);
+        case YEARLY -> day.withDayOfYear(1);
+      };
+    }
+
+    /**
+     * @return the last day of the period holding {@code day} (inclusive)
+     */
+    public LocalDate last(LocalDate day) {
+      return switch (this) {
+        case WEEKLY -> day.with(TemporalAdjusters.nextOrSame(DayOfWeek.SUNDAY));
+        case MONTHLY -> day.with(TemporalAdjusters.lastDayOfMonth());
+        case YEARLY -> day.with(TemporalAdjusters.lastDayOfYear());
+      };
+    }
+
+    private Column key(Column eventDate) {
+      String unit =
+          switch (this) {
+            case WEEKLY -> "week";
+            case MONTHLY -> "month";
+            case YEARLY -> "year";
+          };
+      return to_date(date_trunc(unit, eventDate.cast("timestamp")));
+    }
+
+    private List<Column> labelColumns(Column start) {
+      return switch (this) {
+        case WEEKLY ->
+            List.of(
+                org.apache
+                    .spark
+                    .sql
+                    .functions
+                    .expr("extract(YEAROFWEEK FROM " + keyColumn + ")")
+                    .cast("int")
+                    .as("iso_year"),
+                weekofyear(start).as("iso_week"));
+        case MONTHLY -> List.of(year(start).as("year"), month(start).as("month"));
+        case YEARLY -> List.of(year(start).as("year"));
+      };
+    }
+  }
+
+  /** ISO-week rollup of daily rows ({@link #rollup} with {@link Period#WEEKLY}). */
   public static Dataset<Row> weekly(Dataset<Row> daily, MetricSpec metric) {
+    return rollup(daily, metric, Period.WEEKLY);
+  }
+
+  /**
+   * The rollup of daily rows over {@code period}: count and sum measures are summed, min and max
+   * kept, an average is its summed sum over its summed non-null count (never an average of
+   * averages).
+   *
+   * @return the period's key date ({@link Period#keyColumn}), its int labels ({@link
+   *     Period#labels}), the group-by columns, the measures, {@code days} long (days with data)
+   */
+  public static Dataset<Row> rollup(Dataset<Row> daily, MetricSpec metric, Period period) {
     List<Column> keys = new ArrayList<>();
-    keys.add(to_date(date_trunc("week", col("event_date").cast("timestamp"))).as("week_start"));
+    keys.add(period.key(col("event_date")).as(period.keyColumn()));
     metric.groupBy().forEach(g -> keys.add(col("`" + g + "`")));
     List<Column> aggs = new ArrayList<>();
     for (Measure m : metric.measures()) {
       Column c = col("`" + m.name() + "`");
-      aggs.add(
-          (switch (m.function()) {
-                case COUNT, SUM -> sum(c);
-                case MIN -> min(c);
-                case MAX -> max(c);
-              })
-              .as(m.name()));
+      Column agg =
+          switch (m.function()) {
+            case COUNT, SUM -> sum(c);
+            case MIN -> min(c);
+            case MAX -> max(c);
+            case AVG -> null; // sum of its _sum over sum of its _count, below
+          };
+      if (agg != null) {
+        aggs.add(agg.as(m.name()));
+      }
     }
     aggs.add(count(lit(1)).as("days"));
     List<Column> out = new ArrayList<>();
-    out.add(col("week_start"));
-    out.add(
-        org.apache
-            .spark
-            .sql
-            .functions
-            .expr("extract(YEAROFWEEK FROM week_start)")
-            .cast("int")
-            .as("iso_year"));
-    out.add(weekofyear(col("week_start")).as("iso_week"));
+    out.add(col(period.keyColumn()));
+    out.addAll(period.labelColumns(col(period.keyColumn())));
     metric.groupBy().forEach(g -> out.add(col("`" + g + "`")));
-    metric.measureNames().forEach(m -> out.add(col("`" + m + "`")));
+    metric.measures().forEach(m -> out.add(MetricAggregation.finished(m)));
     out.add(col("days"));
     return daily
         .groupBy(keys.toArray(Column[]::new))

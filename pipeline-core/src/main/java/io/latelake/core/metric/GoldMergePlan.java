@@ -69,10 +69,18 @@ public final class GoldMergePlan {
    * compared and written.
    */
   public static GoldMergePlan weekly(MetricSpec metric) {
+    return rollup(metric, "week_start", List.of("iso_year", "iso_week"));
+  }
+
+  /**
+   * The plan of a calendar rollup of {@code gold.daily_<metric>} ({@code gold.weekly_}, {@code
+   * monthly_}, {@code yearly_<metric>}): key {@code keyColumn} (a date) and the group-by columns,
+   * {@code labels} copied along, the measures and {@code days} compared and written.
+   */
+  public static GoldMergePlan rollup(MetricSpec metric, String keyColumn, List<String> labels) {
     List<String> values = new ArrayList<>(metric.measureNames());
     values.add("days");
-    return new GoldMergePlan(
-        "week_start", metric.groupBy(), List.of("iso_year", "iso_week"), values);
+    return new GoldMergePlan(keyColumn, metric.groupBy(), labels, values);
   }
 
   /**

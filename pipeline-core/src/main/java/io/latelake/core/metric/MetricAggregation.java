@@ -6,6 +6,7 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.sum;
+import static org.apache.spark.sql.functions.when;
 import static org.apache.spark.sql.functions.window;
 
 import io.latelake.core.streaming.SourceInputs;
@@ -29,7 +30,8 @@ public final class MetricAggregation {
    *
    * <p>Output: {@code window_start} timestamp (UTC, inclusive), {@code window_end} timestamp
    * (exclusive), the group-by columns, the measures (count: long; sum: long or double as its
-   * column; min/max: the column's type).
+   * column; min/max: the column's type; avg: double, beside its long or double {@code _sum} and
+   * long {@code _count}, see {@link Measure}).
    */
   public static Dataset<Row> aggregate(Dataset<Row> silver, MetricSpec metric, Duration delay) {
     return aggregate(silver, metric, delay, List.of());
@@ -55,12 +57,15 @@ public final class MetricAggregation {
       Column c = m.column().map(n -> col(n)).orElse(lit(1));
       Column agg =
           switch (m.function()) {
-            case COUNT -> count(lit(1));
+            case COUNT -> count(c);
             case SUM -> sum(c);
             case MIN -> min(c);
             case MAX -> max(c);
+            case AVG -> null; // derived from its stored parts below
           };
-      aggs.add(agg.as(m.name()));
+      if (agg != null) {
+        aggs.add(agg.as(m.name()));
+      }
     }
     List<Column> out = new ArrayList<>();
     out.add(col("window.start").as("window_start"));
@@ -69,10 +74,25 @@ public final class MetricAggregation {
       out.add(col(g));
     }
     for (Measure m : metric.measures()) {
-      out.add(col(m.name()));
+      out.add(finished(m));
     }
     return in.groupBy(keys.toArray(Column[]::new))
         .agg(aggs.get(0), aggs.subList(1, aggs.size()).toArray(Column[]::new))
         .select(out.toArray(Column[]::new));
+  }
+
+  /**
+   * A measure's output column over aggregated (or rolled-up) rows: the stored column itself, or for
+   * an {@link Measure.Function#AVG} measure its sum divided by its non-null count (double; NULL
+   * when the count is 0, never a division by zero).
+   *
+   * @return the column named {@code m.name()}
+   */
+  public static Column finished(Measure m) {
+    if (m.function() != Measure.Function.AVG) {
+      return col("`" + m.name() + "`");
+    }
+    Column n = col("`" + m.avgCountColumn() + "`");
+    return when(n.gt(0), col("`" + m.avgSumColumn() + "`").cast("double").divide(n)).as(m.name());
   }
 }

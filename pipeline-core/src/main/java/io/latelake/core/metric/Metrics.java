@@ -117,34 +117,49 @@ public final class Metrics {
         throw LakeConfigException.invalid(
             ms.key("name"), mName, "clashes with another measure or group-by column");
       }
-      String fnName = ms.oneOf("function", Set.of("count", "sum", "min", "max"));
+      String fnName = ms.oneOf("function", Set.of("count", "sum", "min", "max", "avg"));
       Measure.Function fn = Measure.Function.valueOf(fnName.toUpperCase(Locale.ROOT));
       Optional<String> column = Optional.empty();
-      if (fn == Measure.Function.COUNT) {
-        if (ms.has("column")) {
-          throw LakeConfigException.invalid(
-              ms.key("column"), ms.optionalString("column"), "count takes no column");
-        }
-      } else {
-        String c = ms.string("column");
-        Optional<FieldType> type = event.typeOf(c);
-        if (type.isEmpty()) {
-          throw LakeConfigException.invalid(
-              ms.key("column"),
-              c,
-              "is not a configured event field (lake.event.fields): " + event.fieldNames());
-        }
-        if (fn == Measure.Function.SUM
-            && type.get() != FieldType.LONG
-            && type.get() != FieldType.DOUBLE) {
-          throw LakeConfigException.invalid(
-              ms.key("column"),
-              c,
-              "sum needs a long or double field, not " + type.get().configName());
-        }
-        column = Optional.of(c);
+      if (fn == Measure.Function.COUNT && !ms.has("column")) {
+        measures.add(new Measure(mName, fn, column));
+        continue;
       }
-      measures.add(new Measure(mName, fn, column));
+      String c = ms.string("column");
+      Optional<FieldType> type = event.typeOf(c);
+      if (type.isEmpty()) {
+        throw LakeConfigException.invalid(
+            ms.key("column"),
+            c,
+            "is not a configured event field (lake.event.fields): " + event.fieldNames());
+      }
+      if ((fn == Measure.Function.SUM || fn == Measure.Function.AVG)
+          && type.get() != FieldType.LONG
+          && type.get() != FieldType.DOUBLE) {
+        throw LakeConfigException.invalid(
+            ms.key("column"),
+            c,
+            fnName + " needs a long or double field, not " + type.get().configName());
+      }
+      column = Optional.of(c);
+      Measure measure = new Measure(mName, fn, column);
+      measures.add(measure);
+      if (fn == Measure.Function.AVG) {
+        // stored as its exact parts beside it: x_sum and x_count (non-null values)
+        for (Measure part :
+            List.of(
+                new Measure(measure.avgSumColumn(), Measure.Function.SUM, column),
+                new Measure(measure.avgCountColumn(), Measure.Function.COUNT, column))) {
+          if (!columns.add(part.name())) {
+            throw LakeConfigException.invalid(
+                ms.key("name"),
+                mName,
+                "its stored part "
+                    + part.name()
+                    + " clashes with another measure or group-by column");
+          }
+          measures.add(part);
+        }
+      }
     }
     String policyName = m.has("late-policy") ? m.string("late-policy") : "restate";
     LatePolicy policy =

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.typesafe.config.Config;
 import io.latelake.core.event.EventSchema;
 import io.latelake.core.event.TimeFormat;
+import io.latelake.core.metric.MetricDefinition;
 import io.latelake.core.metric.Metrics;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -125,6 +126,41 @@ class ConfigLoaderTest {
         .isInstanceOf(LakeConfigException.class)
         .hasMessage(
             "Invalid value 'page' for key 'lake.gold.metrics.m.measures[0].column': sum "
+                + "needs a long or double field, not string");
+  }
+
+  @Test
+  void anAverageIsStoredAsItsSumAndNonNullCountAndItsPartsMustNotClash() {
+    String fields = "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]";
+    Config c =
+        load(
+            fields,
+            "lake.gold.metrics.m={window=\"5 minutes\", group-by=[page], measures=["
+                + "{name=n, function=count}, {name=with_value, function=count, column=value}, "
+                + "{name=v, function=avg, column=value}]}");
+    assertThat(MetricDefinition.of(Metrics.fromConfig(c).get(0)).canonical())
+        .isEqualTo(
+            "window=PT5M; group-by=[page]; measures=[n=count, with_value=count(value), "
+                + "v=avg(value), v_sum=sum(value), v_count=count(value)]");
+    Config clash =
+        load(
+            fields,
+            "lake.gold.metrics.m={window=\"5 minutes\", group-by=[page], measures=["
+                + "{name=v_sum, function=sum, column=value}, {name=v, function=avg, column=value}]}");
+    assertThatThrownBy(() -> Metrics.fromConfig(clash))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value 'v' for key 'lake.gold.metrics.m.measures[1].name': its stored part "
+                + "v_sum clashes with another measure or group-by column");
+    Config text =
+        load(
+            fields,
+            "lake.gold.metrics.m={window=\"5 minutes\", group-by=[], "
+                + "measures=[{name=a, function=avg, column=page}]}");
+    assertThatThrownBy(() -> Metrics.fromConfig(text))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value 'page' for key 'lake.gold.metrics.m.measures[0].column': avg "
                 + "needs a long or double field, not string");
   }
 

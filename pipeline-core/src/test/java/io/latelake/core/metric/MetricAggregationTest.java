@@ -60,6 +60,46 @@ class MetricAggregationTest extends SparkTestBase {
   }
 
   @Test
+  void anAverageIsItsSumOverItsNonNullCountAndNullWhenEveryValueIsNull() {
+    MetricSpec avg =
+        new MetricSpec(
+            "avg_5m",
+            Duration.ofMinutes(5),
+            List.of("page"),
+            List.of(
+                new Measure("views", Measure.Function.COUNT, Optional.empty()),
+                new Measure("mean", Measure.Function.AVG, Optional.of("value")),
+                new Measure("mean_sum", Measure.Function.SUM, Optional.of("value")),
+                new Measure("mean_count", Measure.Function.COUNT, Optional.of("value"))),
+            LatePolicy.RESTATE);
+    Dataset<Row> in =
+        silver()
+            .selectExpr(
+                "event_id",
+                "event_time",
+                "page",
+                "CASE WHEN event_id IN ('a', 'c', 'e') THEN NULL ELSE value END AS value");
+    List<String> rows = new ArrayList<>();
+    for (Row r : MetricAggregation.aggregate(in, avg, null).collectAsList()) {
+      rows.add(
+          hhmm(r.getTimestamp(0))
+              + " "
+              + r.get(2)
+              + " "
+              + r.get(3)
+              + " "
+              + r.get(4)
+              + " "
+              + r.get(5)
+              + " "
+              + r.get(6));
+    }
+    assertThat(rows)
+        .containsExactlyInAnyOrder(
+            "10:00 home 2 5.0 5 1", "10:05 home 1 null null 0", "10:00 null 2 2.0 2 1");
+  }
+
+  @Test
   void withoutGroupByOneRowPerWindow() {
     MetricSpec all =
         new MetricSpec(
