@@ -427,6 +427,70 @@ class CorrectionCasesTest extends SparkTestBase {
             "2024-03-01 home 1 8");
   }
 
+  /**
+   * C41: sums past 2^63−1. Sums of whole numbers are DECIMAL(38,0), so no micro-batch fails, no sum
+   * wraps, and (big, 12:00) holds exactly 9223372036854775807 + 1; the stream, the daily rollup and
+   * the audit agree. The third micro-batch runs in a new fast path (its queries restart from their
+   * checkpoints after the batches that passed 2^63−1).
+   */
+  @Test
+  void c41SumsPastTheLongRangeStayExactThroughARestartTheRollupAndTheAudit() {
+    LakeFixture f = new LakeFixture(tmp.resolve("c41"));
+    CorrectionConfig config = CorrectionConfig.fromConfig(f.config);
+    TableRegistry tables = TableRegistry.fromConfig(f.config);
+    FastPath fast = new FastPath(spark, f.config);
+    f.land(
+        event("c41-o1", "2024-05-14T12:01:00Z", "2024-05-14T12:01:01Z", "home", 2147483647L),
+        event("c41-o2", "2024-05-14T12:02:00Z", "2024-05-14T12:02:01Z", "home", 1),
+        event("c41-o3", "2024-05-14T12:03:00Z", "2024-05-14T12:03:01Z", "home", 3000000000L),
+        event("c41-o4", "2024-05-14T12:01:30Z", "2024-05-14T12:01:31Z", "big", Long.MAX_VALUE));
+    fast.step();
+    f.land(event("c41-o5", "2024-05-14T12:02:30Z", "2024-05-14T12:02:31Z", "big", 1));
+    fast.step();
+    fast.close();
+    FastPath restarted = new FastPath(spark, f.config);
+    f.land(event("c41-o6", "2024-05-14T12:06:00Z", "2024-05-14T12:06:01Z", "home", 5));
+    restarted.step();
+    restarted.close();
+    assertThat(gold(f))
+        .containsExactly(
+            "big 12:00 2 9223372036854775808 false",
+            "home 12:00 3 5147483648 false",
+            "home 12:05 1 5 false");
+    assertThat(
+            spark
+                .read()
+                .format("delta")
+                .load(f.root + "/gold/page_5m")
+                .schema()
+                .apply("value_sum")
+                .dataType()
+                .simpleString())
+        .isEqualTo("decimal(38,0)");
+
+    CorrectResult corrected =
+        new CorrectJob(
+                JobContext.start(spark, tables),
+                new CorrectJob.Options(
+                    config, config.metrics(), Optional.of(Instant.parse("2000-01-01T00:00:00Z"))))
+            .run();
+    assertThat(corrected.rowsChanged()).isZero();
+    DayRange may14 = new DayRange(LocalDate.parse("2024-05-14"), LocalDate.parse("2024-05-14"));
+    new RebuildJob(JobContext.start(spark, tables), new RangeSpec(config, config.metrics(), may14))
+        .run();
+    assertThat(
+            table(
+                f.root + "/gold/daily_page_5m",
+                "concat_ws(' ', event_date, page, events, value_sum)"))
+        .containsExactly("2024-05-14 big 2 9223372036854775808", "2024-05-14 home 4 5147483653");
+    AuditJob.Result audit =
+        new AuditJob(
+                JobContext.start(spark, tables), new RangeSpec(config, config.metrics(), may14))
+            .run();
+    assertThat(audit.differences()).isZero();
+    assertThat(audit.beyondTolerance()).isZero();
+  }
+
   List<String> sql(String query) {
     return spark.sql(query).as(Encoders.STRING()).collectAsList().stream().sorted().toList();
   }

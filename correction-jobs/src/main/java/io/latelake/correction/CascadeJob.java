@@ -289,7 +289,7 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
     String path = tables.rollup(metric, period);
     LakeReads.requireZone(spark, path, name, config.rollupZone());
     StructType schema = fresh.schema().add("updated_at", DataTypes.TimestampType);
-    LakeReads.requireColumns(spark, path, name, metric, List.of(schema.fieldNames()));
+    LakeReads.requireColumns(spark, path, name, metric, schema);
     DeltaTables.createIfNotExists(
         spark, path, schema, List.of(), Map.of(Rollups.ZONE_PROPERTY, config.rollupZone().getId()));
     Dataset<Row> existing =

@@ -162,6 +162,48 @@ public final class LakeReads {
   }
 
   /**
+   * As {@link #requireColumns(SparkSession, String, String, MetricSpec, List)} with {@code
+   * schema}'s names, and each column's type must be {@code schema}'s: a rollup built when sums of
+   * whole numbers were BIGINT is refused rather than mixed with DECIMAL(38,0) sums.
+   *
+   * @throws LakeConfigException (exit 2) naming the columns whose type changed and the remedy
+   */
+  public static void requireColumns(
+      SparkSession spark,
+      String path,
+      String what,
+      MetricSpec metric,
+      org.apache.spark.sql.types.StructType schema) {
+    requireColumns(spark, path, what, metric, List.of(schema.fieldNames()));
+    if (!DeltaTables.exists(spark, path)) {
+      return;
+    }
+    org.apache.spark.sql.types.StructType built = spark.read().format("delta").load(path).schema();
+    List<String> changed = new java.util.ArrayList<>();
+    for (org.apache.spark.sql.types.StructField f : schema.fields()) {
+      String was = built.apply(f.name()).dataType().simpleString();
+      String now = f.dataType().simpleString();
+      if (!was.equals(now)) {
+        changed.add(f.name() + " " + was + " -> " + now);
+      }
+    }
+    if (!changed.isEmpty()) {
+      throw new LakeConfigException(
+          what
+              + " at "
+              + path
+              + " was built with other column types ("
+              + String.join("; ", changed)
+              + ") than metric "
+              + metric.name()
+              + " now gives (sums of whole numbers are exact DECIMAL(38,0)). Move the table aside "
+              + "and rebuild it over the whole range: `latelake rebuild --metric "
+              + metric.name()
+              + " --from <first day> --to <last day>`, then `latelake cascade` over the same days");
+    }
+  }
+
+  /**
    * @return the table's latest committed version
    */
   public static long latestVersion(SparkSession spark, String path) {

@@ -111,8 +111,7 @@ public final class RebuildJob extends CorrectionAction<RangeSpec, RebuildJob.Res
     String path = tables.daily(metric);
     StructType schema = fresh.schema();
     LakeReads.requireZone(spark, path, "gold.daily_" + metric.name(), zone);
-    LakeReads.requireColumns(
-        spark, path, "gold.daily_" + metric.name(), metric, List.of(schema.fieldNames()));
+    LakeReads.requireColumns(spark, path, "gold.daily_" + metric.name(), metric, schema);
     DeltaTables.createIfNotExists(
         spark, path, schema, List.of("event_date"), Map.of(Rollups.ZONE_PROPERTY, zone.getId()));
     Dataset<Row> existing =

@@ -45,11 +45,11 @@ public final class GoldJob extends StreamingJob<GoldConfig> {
   }
 
   @Override
-  protected void checkOutput(StreamPlan plan) {
+  protected void checkOutput(StreamPlan plan, org.apache.spark.sql.types.StructType tableSchema) {
     for (MetricSpec metric : config.metrics()) {
       if (metric.queryName().equals(plan.queryName())) {
         MetricDefinitionGuard.check(
-            context.spark(), plan.outputPath(), metric, config.watermarkDelay());
+            context.spark(), plan.outputPath(), metric, config.watermarkDelay(), tableSchema);
       }
     }
     SourceInputs.check(

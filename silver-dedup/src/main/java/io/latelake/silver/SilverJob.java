@@ -33,7 +33,7 @@ public final class SilverJob extends StreamingJob<SilverConfig> {
   }
 
   @Override
-  protected void checkOutput(StreamPlan plan) {
+  protected void checkOutput(StreamPlan plan, org.apache.spark.sql.types.StructType tableSchema) {
     WatermarkDelays.check(
         context.spark(),
         plan.outputPath(),

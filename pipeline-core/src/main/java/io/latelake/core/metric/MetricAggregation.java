@@ -16,6 +16,13 @@ import java.util.List;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.ShortType;
 
 /**
  * Pure functions from events (silver rows, or deduplicated bronze rows) to windowed metric rows.
@@ -29,9 +36,9 @@ public final class MetricAggregation {
    * first (streaming); with {@code null} it is a plain batch aggregation (recomputation).
    *
    * <p>Output: {@code window_start} timestamp (UTC, inclusive), {@code window_end} timestamp
-   * (exclusive), the group-by columns, the measures (count: long; sum: long or double as its
-   * column; min/max: the column's type; avg: double, beside its long or double {@code _sum} and
-   * long {@code _count}, see {@link Measure}).
+   * (exclusive), the group-by columns, the measures (count: long; sum: long or double as its column
+   * as {@link #EXACT_SUM} for a whole-number column, double for a double one; min/max: the column's
+   * type; avg: double, beside its {@code _sum} and long {@code _count}, see {@link Measure}).
    */
   public static Dataset<Row> aggregate(Dataset<Row> silver, MetricSpec metric, Duration delay) {
     return aggregate(silver, metric, delay, List.of());
@@ -58,7 +65,7 @@ public final class MetricAggregation {
       Column agg =
           switch (m.function()) {
             case COUNT -> count(c);
-            case SUM -> sum(c);
+            case SUM -> sum(exact(in, m, c));
             case MIN -> min(c);
             case MAX -> max(c);
             case AVG -> null; // derived from its stored parts below
@@ -79,6 +86,29 @@ public final class MetricAggregation {
     return in.groupBy(keys.toArray(Column[]::new))
         .agg(aggs.get(0), aggs.subList(1, aggs.size()).toArray(Column[]::new))
         .select(out.toArray(Column[]::new));
+  }
+
+  /**
+   * The type of a sum over a whole-number column: DECIMAL(38,0). A sum of BIGINT values overflows
+   * at 2^63−1, where Spark 4's ANSI {@code sum} fails the micro-batch (on every restart: the batch
+   * is replayed) and a non-ANSI one wraps to a negative number; DECIMAL(38,0) holds any sum of up
+   * to 10^19 such values exactly (case C41), so the stream, the correction, the rollups and the
+   * audit all give the same exact number. Double columns keep a double sum.
+   */
+  public static final DecimalType EXACT_SUM = DataTypes.createDecimalType(38, 0);
+
+  private static Column exact(Dataset<Row> in, Measure m, Column c) {
+    if (m.column().isEmpty()) {
+      return c;
+    }
+    DataType t = in.schema().apply(m.column().get()).dataType();
+    boolean whole =
+        t instanceof LongType
+            || t instanceof IntegerType
+            || t instanceof ShortType
+            || t instanceof ByteType
+            || t instanceof DecimalType d && d.scale() == 0;
+    return whole ? c.cast(EXACT_SUM) : c;
   }
 
   /**

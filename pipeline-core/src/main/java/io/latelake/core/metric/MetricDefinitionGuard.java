@@ -35,6 +35,25 @@ public final class MetricDefinitionGuard {
    */
   public static void check(
       SparkSession spark, String goldPath, MetricSpec metric, Duration watermarkDelay) {
+    check(spark, goldPath, metric, watermarkDelay, null);
+  }
+
+  /**
+   * As {@link #check(SparkSession, String, MetricSpec, Duration)}, and the table's measure columns
+   * must have the types the stream writes: a gold table whose sums are BIGINT (built before sums of
+   * whole numbers became exact DECIMAL(38,0), {@link MetricAggregation#EXACT_SUM}) holds a
+   * checkpoint whose aggregation state Spark would refuse at the first micro-batch with data.
+   *
+   * @param tableSchema the schema the gold stream writes; null skips the type check
+   * @throws LakeConfigException (exit 2) when the definition or a measure's type differs, naming
+   *     the columns and {@code latelake backfill --metric NAME}
+   */
+  public static void check(
+      SparkSession spark,
+      String goldPath,
+      MetricSpec metric,
+      Duration watermarkDelay,
+      org.apache.spark.sql.types.StructType tableSchema) {
     MetricDefinition configured = MetricDefinition.of(metric);
     Optional<String> recorded = TableProperties.get(spark, goldPath, MetricDefinition.PROPERTY);
     if (recorded.isEmpty()) {
@@ -49,6 +68,37 @@ public final class MetricDefinitionGuard {
       record(spark, goldPath, metric);
     } else if (!recorded.get().equals(configured.canonical())) {
       throw refusal(metric, goldPath, recorded.get());
+    }
+    if (tableSchema != null) {
+      org.apache.spark.sql.types.StructType built =
+          spark.read().format("delta").load(goldPath).schema();
+      List<String> changed = new java.util.ArrayList<>();
+      for (String m : metric.measureNames()) {
+        String was = built.apply(m).dataType().simpleString();
+        String now = tableSchema.apply(m).dataType().simpleString();
+        if (!was.equals(now)) {
+          changed.add(m + " " + was + " -> " + now);
+        }
+      }
+      if (!changed.isEmpty()) {
+        throw new LakeConfigException(
+            "Cannot start gold stream "
+                + metric.queryName()
+                + ": gold."
+                + metric.name()
+                + " and its checkpoint were built with other measure types ("
+                + String.join("; ", changed)
+                + "; sums of whole numbers are exact DECIMAL(38,0) since they can pass 2^63-1). "
+                + "The stream cannot continue on them (its state holds the old types). Run "
+                + "`latelake backfill --metric "
+                + metric.name()
+                + "` to rebuild gold."
+                + metric.name()
+                + " from bronze with the new types (the old table stays readable as an earlier "
+                + "Delta version) (table "
+                + goldPath
+                + ")");
+      }
     }
     WatermarkDelays.check(spark, goldPath, metric.queryName(), DELAY_KEY, watermarkDelay);
   }

@@ -1,6 +1,7 @@
 package io.latelake.core.spark;
 
 import com.typesafe.config.Config;
+import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.config.Secrets;
 import io.latelake.core.config.Settings;
 import io.latelake.core.config.SparkConfOptions;
@@ -48,6 +49,9 @@ public final class SparkSessions {
           "spark.sql.artifact.isolation.enabled", "false",
           "spark.sql.codegen.cache.maxEntries", "1000");
 
+  /** Spark's ANSI SQL mode, which latelake requires (true, Spark 4's default). */
+  static final String ANSI_KEY = "spark.sql.ansi.enabled";
+
   /** Spark's regex for secrets inside texts (plans, command lines). */
   static final String STRING_REDACTION_KEY = "spark.redaction.string.regex";
 
@@ -57,6 +61,8 @@ public final class SparkSessions {
    * @param appName Spark application name
    * @param config the effective config
    * @return a new or the active session
+   * @throws LakeConfigException (exit 2) when {@code spark.sql.ansi.enabled} is set to anything but
+   *     true (by {@code lake.spark.conf} or spark-submit's {@code --conf})
    */
   public static SparkSession create(String appName, Config config) {
     int partitions = Settings.of(config).intBetween("lake.spark.shuffle-partitions", 1, 100_000);
@@ -77,6 +83,16 @@ public final class SparkSessions {
       }
     }
     Map<String, String> lakeConf = SparkConfOptions.fromConfig(config);
+    String ansi = lakeConf.getOrDefault(ANSI_KEY, given.get(ANSI_KEY, "true")).trim();
+    if (!ansi.equalsIgnoreCase("true")) {
+      throw LakeConfigException.invalid(
+          ANSI_KEY,
+          ansi,
+          "latelake needs Spark's ANSI mode (its default): without it an overflowing sum or cast "
+              + "gives a wrong number or NULL instead of an error, and a published number could be "
+              + "wrong without anyone knowing (sums of whole numbers are exact DECIMAL(38,0) and "
+              + "need no ANSI exception); remove the setting");
+    }
     for (var e : lakeConf.entrySet()) {
       builder = builder.config(e.getKey(), e.getValue());
     }

@@ -122,9 +122,11 @@ public abstract class StreamingJob<C> {
    * A job's own checks of a stream's output table, once it exists and before its query starts (e.g.
    * the definition or watermark delay recorded in its properties). Does nothing by default.
    *
+   * @param tableSchema the table schema the stream writes (the output table's when it was created
+   *     now)
    * @throws LakeConfigException when the stream must not start (exit 2)
    */
-  protected void checkOutput(StreamPlan plan) {}
+  protected void checkOutput(StreamPlan plan, org.apache.spark.sql.types.StructType tableSchema) {}
 
   /**
    * A Delta table of the lake as a streaming source.
@@ -167,13 +169,14 @@ public abstract class StreamingJob<C> {
         p.sink() instanceof StreamPlan.Append a ? a.ownRows() : java.util.Optional.empty());
     if (context.firstCheck(java.util.Arrays.asList("output", p.queryName(), config))) {
       StreamPlan.Sink sink = p.sink();
+      org.apache.spark.sql.types.StructType tableSchema = sink.tableSchema(out.schema());
       DeltaTables.createIfNotExists(
           spark,
           p.outputPath(),
-          sink.tableSchema(out.schema()),
+          tableSchema,
           sink instanceof StreamPlan.Append a ? a.partitionBy() : List.of(),
           sink instanceof StreamPlan.Merge m ? m.tableProperties() : Map.of());
-      checkOutput(p);
+      checkOutput(p, tableSchema);
     }
     return new StreamRunner.Start(p.queryName(), checkpoint, () -> start(out, p, checkpoint));
   }

@@ -41,7 +41,7 @@ class MetricAggregationTest extends SparkTestBase {
     assertThat(out.schema().simpleString())
         .isEqualTo(
             "struct<window_start:timestamp,"
-                + "window_end:timestamp,page:string,views:bigint,total:bigint,spent:double,lo:bigint,"
+                + "window_end:timestamp,page:string,views:bigint,total:decimal(38,0),spent:double,lo:bigint,"
                 + "hi:bigint>");
     assertThat(rows(out))
         .containsExactlyInAnyOrder(
@@ -143,7 +143,7 @@ class MetricAggregationTest extends SparkTestBase {
               + " "
               + r.getLong(3)
               + " "
-              + r.getLong(4)
+              + r.getDecimal(4)
               + " "
               + r.getDouble(5)
               + " "

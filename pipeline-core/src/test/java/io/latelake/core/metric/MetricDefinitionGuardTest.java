@@ -30,6 +30,7 @@ class MetricDefinitionGuardTest extends SparkTestBase {
 
   static final Measure VIEWS = MetricDefinitionTest.VIEWS;
   static final Measure PEAK = MetricDefinitionTest.PEAK;
+  static final Measure TOTAL = MetricDefinitionTest.TOTAL;
 
   StructType goldSchema(boolean peak) {
     StructType s =
@@ -189,5 +190,48 @@ class MetricDefinitionGuardTest extends SparkTestBase {
                 + " has none. Restarting from scratch would read the input "
                 + "again; restore the checkpoint, or delete the table and the checkpoint to rebuild on "
                 + "purpose.");
+  }
+
+  @Test
+  void aGoldTableWhoseSumsAreBigintIsRefusedWithTheBackfillRemedy() {
+    String path = tmp.resolve("gold_bigint_sum").toString();
+    StructType old =
+        new StructType()
+            .add("window_start", DataTypes.TimestampType)
+            .add("window_end", DataTypes.TimestampType)
+            .add("page", DataTypes.StringType)
+            .add("views", DataTypes.LongType)
+            .add("total", DataTypes.LongType)
+            .add("updated_at", DataTypes.TimestampType)
+            .add("corrected_at", DataTypes.TimestampType);
+    DeltaTables.createIfNotExists(spark, path, old, List.of(), Map.of());
+    MetricSpec metric =
+        MetricDefinitionTest.spec(Duration.ofMinutes(5), List.of("page"), VIEWS, TOTAL);
+    StructType now =
+        new StructType()
+            .add("window_start", DataTypes.TimestampType)
+            .add("window_end", DataTypes.TimestampType)
+            .add("page", DataTypes.StringType)
+            .add("views", DataTypes.LongType)
+            .add("total", MetricAggregation.EXACT_SUM)
+            .add("updated_at", DataTypes.TimestampType)
+            .add("corrected_at", DataTypes.TimestampType);
+    // the same types: the check passes
+    MetricDefinitionGuard.check(spark, path, metric, Duration.ofMinutes(10), old);
+    LakeConfigException e =
+        catchThrowableOfType(
+            LakeConfigException.class,
+            () -> MetricDefinitionGuard.check(spark, path, metric, Duration.ofMinutes(10), now));
+    assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE);
+    assertThat(e)
+        .hasMessage(
+            "Cannot start gold stream gold_page_views_5m: gold.page_views_5m and its checkpoint "
+                + "were built with other measure types (total bigint -> decimal(38,0); sums of "
+                + "whole numbers are exact DECIMAL(38,0) since they can pass 2^63-1). The stream "
+                + "cannot continue on them (its state holds the old types). Run `latelake backfill "
+                + "--metric page_views_5m` to rebuild gold.page_views_5m from bronze with the new "
+                + "types (the old table stays readable as an earlier Delta version) (table "
+                + path
+                + ")");
   }
 }
