@@ -22,6 +22,10 @@ final class LakeFixture {
   final Path root;
   final Path landing;
   final Config config;
+
+  /** The {@code --set} overrides the config was loaded from (for commands run with them). */
+  final List<String> sets;
+
   private final LandingWriter writer;
   private int files;
 
@@ -45,6 +49,7 @@ final class LakeFixture {
                 "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], measures=["
                     + "{name=events, function=count}, {name=value_sum, function=sum, column=value}]}"));
     sets.addAll(List.of(extra));
+    this.sets = List.copyOf(sets);
     this.config = ConfigLoader.load(Optional.empty(), sets);
     this.writer = new LandingWriter(landing);
   }

@@ -17,6 +17,12 @@ public interface ActionResult {
     return ExitCode.OK;
   }
 
+  /**
+   * Adds this result's figures to what the run pushes to a Pushgateway ({@link
+   * io.latelake.core.metrics.Pushgateway}); adds nothing by default.
+   */
+  default void report(io.latelake.core.metrics.RunFigures figures) {}
+
   /** A result with one part per metric; its summary joins theirs. */
   interface PerMetric<M extends ActionResult> extends ActionResult {
     List<M> metrics();
@@ -24,6 +30,11 @@ public interface ActionResult {
     @Override
     default String summary() {
       return String.join("; ", metrics().stream().map(ActionResult::summary).toList());
+    }
+
+    @Override
+    default void report(io.latelake.core.metrics.RunFigures figures) {
+      metrics().forEach(m -> m.report(figures));
     }
   }
 }

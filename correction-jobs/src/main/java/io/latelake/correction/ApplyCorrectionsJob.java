@@ -31,6 +31,16 @@ public final class ApplyCorrectionsJob
     public String summary() {
       return rowsRestated + " gold rows of " + metric + " restated, run " + runId;
     }
+
+    @Override
+    public void report(io.latelake.core.metrics.RunFigures figures) {
+      figures.gauge(
+          "latelake_rows_restated",
+          "Gold rows the run restated (or staged, for a reconcile metric).",
+          rowsRestated,
+          "metric",
+          metric);
+    }
   }
 
   public ApplyCorrectionsJob(JobContext context, Options options) {

@@ -74,6 +74,7 @@ public final class ApplyCorrectionsMain extends CorrectionCommand<ApplyCorrectio
   protected ExitCode run(JobContext context, ApplyCorrectionsJob.Options options) {
     ApplyCorrectionsJob.Result r = new ApplyCorrectionsJob(context, options).run();
     LOG.info("apply-corrections {}: {}", options.metric().name(), r.summary());
+    r.report(figures());
     return r.exitCode();
   }
 

@@ -48,6 +48,25 @@ public final class AuditJob extends CorrectionAction<RangeSpec, AuditJob.Result>
       return metrics.stream().mapToLong(MetricResult::differences).sum();
     }
 
+    /** Per metric: windows that differ from the recompute, and of those beyond tolerance. */
+    @Override
+    public void report(io.latelake.core.metrics.RunFigures figures) {
+      for (MetricResult m : metrics) {
+        figures.gauge(
+            "latelake_audit_differences",
+            "Closed gold windows whose published values differ from a recompute from bronze.",
+            m.differences(),
+            "metric",
+            m.metric());
+        figures.gauge(
+            "latelake_audit_beyond_tolerance",
+            "Of those, windows differing by more than lake.correction.audit-tolerance.",
+            m.beyondTolerance(),
+            "metric",
+            m.metric());
+      }
+    }
+
     @Override
     public String summary() {
       return metrics.toString();

@@ -54,7 +54,14 @@ public final class BackfillMain extends JobCommand<BackfillMain.Prepared> {
   /** The job logs what it rebuilt, where the old table and checkpoint are, in one line. */
   @Override
   protected ExitCode run(JobContext context, Prepared p) {
-    new BackfillJob(context, p.config(), p.metric()).run();
+    BackfillJob.Result r = new BackfillJob(context, p.config(), p.metric()).run();
+    figures()
+        .gauge(
+            "latelake_rows_restated",
+            "Gold rows the run restated (or staged, for a reconcile metric).",
+            r.restated(),
+            "metric",
+            r.metric());
     return ExitCode.OK;
   }
 }

@@ -83,6 +83,12 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
                   + unit
                   + "s never rebuilt");
     }
+
+    @Override
+    public void report(io.latelake.core.metrics.RunFigures figures) {
+      RollupFigures.report(
+          figures, metric, rollup.configName(), changedPeriods.size(), rowsChanged);
+    }
   }
 
   /**

@@ -51,7 +51,9 @@ public final class CorrectMain extends CorrectionCommand<CorrectJob.Options> {
   /** The job logs one line per metric ({@link CorrectResult.MetricResult#summary}). */
   @Override
   protected ExitCode run(JobContext context, CorrectJob.Options options) {
-    return new CorrectJob(context, options).run().exitCode();
+    CorrectResult r = new CorrectJob(context, options).run();
+    r.report(figures());
+    return r.exitCode();
   }
 
   public static void main(String[] args) {

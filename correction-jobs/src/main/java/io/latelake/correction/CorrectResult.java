@@ -22,6 +22,25 @@ public record CorrectResult(String runId, Instant correctedAt, List<MetricResult
     return rowsChanged() + " gold rows changed, run " + runId;
   }
 
+  /** Per metric: rows restated (or staged, for reconcile) and windows deferred as still open. */
+  @Override
+  public void report(io.latelake.core.metrics.RunFigures figures) {
+    for (MetricResult m : metrics) {
+      figures.gauge(
+          "latelake_rows_restated",
+          "Gold rows the run restated (or staged, for a reconcile metric).",
+          m.rowsChanged(),
+          "metric",
+          m.metric());
+      figures.gauge(
+          "latelake_windows_deferred",
+          "Windows touched by late data that were still open (left for a later run).",
+          m.deferredWindows(),
+          "metric",
+          m.metric());
+    }
+  }
+
   /** One changed gold row: keys, old and new measures as JSON (null: no row), a Reason name. */
   public record Change(
       String metric,

@@ -43,6 +43,7 @@ abstract class RangeCommand extends CorrectionCommand<RangeSpec> {
   @Override
   protected final ExitCode run(JobContext context, RangeSpec spec) {
     ActionResult r = action.apply(context, spec).run();
+    r.report(figures());
     LOG.info("{} {}..{}: {}", name(), spec.range().from(), spec.range().to(), r.summary());
     return r.exitCode();
   }

@@ -61,6 +61,11 @@ public final class RebuildJob extends CorrectionAction<RangeSpec, RebuildJob.Res
           + rowsWritten
           + " rows written";
     }
+
+    @Override
+    public void report(io.latelake.core.metrics.RunFigures figures) {
+      RollupFigures.report(figures, metric, "daily", changedDays.size(), rowsWritten);
+    }
   }
 
   /**

@@ -76,6 +76,11 @@ public final class ProfileMain extends JobCommand<ProfileMain.Prepared> {
         r.range(),
         r.alerts().size(),
         r.wallTime().toMillis());
+    figures()
+        .gauge(
+            "latelake_profile_alerts",
+            "Alerts the profile raised (rows appended to monitoring.alerts).",
+            r.alerts().size());
     return r.alerted() ? ExitCode.AUDIT_DIFFERENCES : ExitCode.OK;
   }
 }

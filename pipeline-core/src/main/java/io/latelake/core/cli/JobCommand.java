@@ -7,6 +7,8 @@ import io.latelake.core.catalog.CatalogSessions;
 import io.latelake.core.catalog.JobCatalog;
 import io.latelake.core.config.ConfigLoader;
 import io.latelake.core.job.JobContext;
+import io.latelake.core.metrics.Pushgateway;
+import io.latelake.core.metrics.RunFigures;
 import io.latelake.core.spark.SparkSessions;
 import io.latelake.core.table.TableRegistry;
 import java.time.Clock;
@@ -49,6 +51,16 @@ public abstract class JobCommand<T> implements Callable<Integer> {
   /** Runs the job on a live session. */
   protected abstract ExitCode run(JobContext context, T prepared);
 
+  private final RunFigures figures = new RunFigures();
+
+  /**
+   * @return the figures this run reports to a Pushgateway ({@link Pushgateway}, when {@code
+   *     lake.metrics.pushgateway} is set); {@link #run} adds to them
+   */
+  protected final RunFigures figures() {
+    return figures;
+  }
+
   /** The run's clock; tests override it. */
   protected Clock clock() {
     return Clock.systemUTC();
@@ -59,20 +71,36 @@ public abstract class JobCommand<T> implements Callable<Integer> {
     Config config = options.load();
     TableRegistry tables = TableRegistry.fromConfig(config);
     T prepared = prepare(config);
+    Optional<Pushgateway> push = Pushgateway.fromConfig(config);
     CatalogConfig catalog = CatalogConfig.fromConfig(config);
     ConfigLoader.logEffective(config);
     SparkSession spark =
         SparkSessions.create(
             appName(), catalog.registeredByJobs() ? CatalogSessions.withCatalog(config) : config);
     Optional<JobCatalog> registration = Optional.empty();
+    long started = System.nanoTime();
+    int exit = ExitCode.RUNTIME_FAILURE.code();
     try {
       registration = JobCatalog.start(spark, catalog);
       ExitCode code = run(JobContext.start(spark, tables, clock()), prepared);
       if (!org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress()) {
         registration.ifPresent(JobCatalog::register);
       }
-      return code.code();
+      exit = code.code();
+      return exit;
+    } catch (io.latelake.core.LatelakeException e) {
+      exit = e.exitCode().code();
+      throw e;
     } finally {
+      int code = exit;
+      push.ifPresent(
+          p ->
+              p.push(
+                  appName(),
+                  code,
+                  java.time.Duration.ofNanos(System.nanoTime() - started),
+                  clock().instant(),
+                  figures));
       registration.ifPresent(JobCatalog::close);
       // On SIGTERM Spark's own shutdown hook stops the session, after the streams' graceful stop
       // (see StreamRunner); stopping it here as well could cut that stop short.
