@@ -45,8 +45,8 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
    * @param rollup the rollup cascaded
    * @param changedPeriods period starts (week: Monday, month: the 1st, year: January 1st) with a
    *     changed row
-   * @param partialDays days outside the range, in its first or last period, that no rebuild has
-   *     built: those periods hold only the days that were built (a warning is logged)
+   * @param partialDays days outside the range (up to today), in its first or last period, that no
+   *     rebuild has built: those periods hold only the days that were built (a warning is logged)
    */
   public record MetricResult(
       String metric,
@@ -159,12 +159,15 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
       missingByMetric.put(m.name(), missing);
     }
     Instant now = context.startedAt();
+    // days after today (in the rollup zone) cannot have been built yet: not reported as partial
+    LocalDate today = LocalDate.ofInstant(now, config.rollupZone());
     List<MetricResult> out = new ArrayList<>();
     for (MetricSpec m : metrics) {
       for (Rollups.Period p : rollups) {
         LocalDate from = p.first(range.from());
         LocalDate to = p.last(range.to());
-        List<LocalDate> missing = within(missingByMetric.get(m.name()), from, to);
+        List<LocalDate> missing =
+            within(missingByMetric.get(m.name()), from, to.isAfter(today) ? today : to);
         if (!missing.isEmpty()) {
           LOG.warn(
               "cascade {}{}: {} days of the first or last {} of {}..{} lie outside "

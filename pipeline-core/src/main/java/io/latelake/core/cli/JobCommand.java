@@ -9,6 +9,7 @@ import io.latelake.core.config.ConfigLoader;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.metrics.Pushgateway;
 import io.latelake.core.metrics.RunFigures;
+import io.latelake.core.metrics.StreamMetrics;
 import io.latelake.core.spark.SparkSessions;
 import io.latelake.core.table.TableRegistry;
 import java.time.Clock;
@@ -72,11 +73,15 @@ public abstract class JobCommand<T> implements Callable<Integer> {
     TableRegistry tables = TableRegistry.fromConfig(config);
     T prepared = prepare(config);
     Optional<Pushgateway> push = Pushgateway.fromConfig(config);
+    boolean streamMetrics = StreamMetrics.enabled(config);
     CatalogConfig catalog = CatalogConfig.fromConfig(config);
     ConfigLoader.logEffective(config);
     SparkSession spark =
         SparkSessions.create(
             appName(), catalog.registeredByJobs() ? CatalogSessions.withCatalog(config) : config);
+    if (streamMetrics) {
+      StreamMetrics.install(spark);
+    }
     Optional<JobCatalog> registration = Optional.empty();
     long started = System.nanoTime();
     int exit = ExitCode.RUNTIME_FAILURE.code();
@@ -88,19 +93,28 @@ public abstract class JobCommand<T> implements Callable<Integer> {
       }
       exit = code.code();
       return exit;
-    } catch (io.latelake.core.LatelakeException e) {
-      exit = e.exitCode().code();
+    } catch (RuntimeException e) {
+      // the exit code Launcher will give it: the first LatelakeException in the cause chain, else 1
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof io.latelake.core.LatelakeException l) {
+          exit = l.exitCode().code();
+          break;
+        }
+      }
       throw e;
     } finally {
       int code = exit;
-      push.ifPresent(
-          p ->
-              p.push(
-                  appName(),
-                  code,
-                  java.time.Duration.ofNanos(System.nanoTime() - started),
-                  clock().instant(),
-                  figures));
+      // a stream stopped by SIGTERM: the JVM is exiting (143); no push races its halt
+      boolean stopping = org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress();
+      push.filter(p -> !stopping)
+          .ifPresent(
+              p ->
+                  p.push(
+                      appName(),
+                      code,
+                      java.time.Duration.ofNanos(System.nanoTime() - started),
+                      clock().instant(),
+                      figures));
       registration.ifPresent(JobCatalog::close);
       // On SIGTERM Spark's own shutdown hook stops the session, after the streams' graceful stop
       // (see StreamRunner); stopping it here as well could cut that stop short.

@@ -87,6 +87,19 @@ public final class Settings {
     return v;
   }
 
+  /**
+   * @return the boolean at {@code path}
+   * @throws LakeConfigException naming the key unless it is true or false
+   */
+  public boolean bool(String path) {
+    require(path);
+    try {
+      return config.getBoolean(path);
+    } catch (com.typesafe.config.ConfigException e) {
+      throw LakeConfigException.invalid(key(path), raw(path), "expected true or false");
+    }
+  }
+
   /** A string that may be empty. */
   public String optionalString(String path) {
     return config.hasPath(path) ? config.getString(path).trim() : "";

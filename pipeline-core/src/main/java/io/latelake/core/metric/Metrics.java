@@ -20,6 +20,23 @@ import java.util.regex.Pattern;
  * stream and the correction jobs so both compute a metric the same way.
  */
 public final class Metrics {
+  /**
+   * Columns the rollup tables add beside a metric's group-by columns and measures ({@code
+   * gold.daily_}, {@code weekly_}, {@code monthly_}, {@code yearly_<metric>}): neither a group-by
+   * column nor a measure may take these names.
+   */
+  public static final Set<String> ROLLUP_COLUMNS =
+      Set.of(
+          "event_date",
+          "week_start",
+          "iso_year",
+          "iso_week",
+          "month_start",
+          "year",
+          "month",
+          "year_start",
+          "days");
+
   private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]*");
   private static final Set<String> METRIC_KEYS =
       Set.of("window", "group-by", "measures", "late-policy");
@@ -94,6 +111,10 @@ public final class Metrics {
       if (!columns.add(c)) {
         throw LakeConfigException.invalid(m.key("group-by"), c, "is listed twice");
       }
+      if (ROLLUP_COLUMNS.contains(c)) {
+        throw LakeConfigException.invalid(
+            m.key("group-by"), c, "is a column of the daily and calendar rollup tables");
+      }
     }
     List<Measure> measures = new ArrayList<>();
     List<? extends Config> list = m.objects("measures");
@@ -112,6 +133,10 @@ public final class Metrics {
       if (!NAME.matcher(mName).matches() || EventSchema.RESERVED.contains(mName)) {
         throw LakeConfigException.invalid(
             ms.key("name"), mName, "must be a lower-case identifier that is not a reserved column");
+      }
+      if (ROLLUP_COLUMNS.contains(mName)) {
+        throw LakeConfigException.invalid(
+            ms.key("name"), mName, "is a column of the daily and calendar rollup tables");
       }
       if (!columns.add(mName)) {
         throw LakeConfigException.invalid(

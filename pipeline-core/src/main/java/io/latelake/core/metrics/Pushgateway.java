@@ -137,7 +137,7 @@ public final class Pushgateway {
       }
       LOG.info("pushed {} figures of {} to {}", all.figures().size(), job, uri);
       return true;
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       LOG.warn("Could not push the figures of {} to {}: {}", job, uri, e.toString());
       return false;
     } catch (InterruptedException e) {

@@ -108,6 +108,17 @@ public final class SparkSessions {
     if (values.isPresent()) {
       builder = builder.config(STRING_REDACTION_KEY, values.get());
     }
-    return builder.getOrCreate();
+    SparkSession spark = builder.getOrCreate();
+    // Spark's own default may come from SPARK_ANSI_SQL_MODE, or the session may exist already
+    String effective = spark.conf().get(ANSI_KEY, "true").trim();
+    if (!effective.equalsIgnoreCase("true")) {
+      throw LakeConfigException.invalid(
+          ANSI_KEY,
+          effective,
+          "latelake needs Spark's ANSI mode (its default): without it an overflowing sum or cast "
+              + "gives a wrong number or NULL instead of an error, and a published number could be "
+              + "wrong without anyone knowing; unset SPARK_ANSI_SQL_MODE or the setting");
+    }
+    return spark;
   }
 }

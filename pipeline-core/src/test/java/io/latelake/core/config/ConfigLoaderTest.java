@@ -165,6 +165,30 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aGroupByOrMeasureNamedLikeARollupColumnIsRefused() {
+    Config c =
+        load(
+            "lake.event.fields=[{name=year, type=string}, {name=value, type=long}]",
+            "lake.gold.metrics.m={window=\"5 minutes\", group-by=[year], "
+                + "measures=[{name=n, function=count}]}");
+    assertThatThrownBy(() -> Metrics.fromConfig(c))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value 'year' for key 'lake.gold.metrics.m.group-by': is a column of the "
+                + "daily and calendar rollup tables");
+    Config days =
+        load(
+            "lake.event.fields=[{name=value, type=long}]",
+            "lake.gold.metrics.m={window=\"5 minutes\", group-by=[], "
+                + "measures=[{name=days, function=count}]}");
+    assertThatThrownBy(() -> Metrics.fromConfig(days))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value 'days' for key 'lake.gold.metrics.m.measures[0].name': is a column of "
+                + "the daily and calendar rollup tables");
+  }
+
+  @Test
   void reservedOrUnsafeFieldNamesAreRefused() {
     assertThatThrownBy(
             () ->

@@ -1,0 +1,152 @@
+package io.latelake.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.latelake.bronze.replay.LandingWriter;
+import io.latelake.core.testing.PrometheusServer;
+import io.latelake.core.testing.Pushgateways;
+import io.latelake.core.testing.SparkTestBase;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code latelake run} with {@code lake.metrics.streams = true} and Spark's PrometheusServlet on
+ * the driver's UI, scraped every second by a real Prometheus (Debian's {@code prometheus}, which
+ * {@code .ci/run} installs; skipped without it): what Prometheus holds for each query's input rows
+ * and rows dropped by the watermark equals the sums of its rows in {@code
+ * monitoring.stream_progress}.
+ */
+class PrometheusIT extends SparkTestBase {
+  private static final Duration BOUND = Duration.ofMinutes(5);
+
+  @Test
+  void prometheusScrapesTheStreamFiguresThatStreamProgressRecords(@TempDir Path tmp)
+      throws Exception {
+    assumeTrue(
+        PrometheusServer.binary().isPresent(),
+        "prometheus is not installed (.ci/run installs it; Debian: apt-get install prometheus)");
+    Path root = tmp.resolve("lake");
+    LandingWriter w = new LandingWriter(root.resolve("landing"));
+    w.writeLines(
+        "f-0000.jsonl",
+        List.of(
+            LakeFixture.event("a", "2024-05-14T12:20:00Z", "2024-05-14T12:20:01Z", "p", 1),
+            LakeFixture.event("b", "2024-05-14T12:21:00Z", "2024-05-14T12:21:01Z", "p", 2)));
+    int ui = Pushgateways.freePort();
+    List<String> sets =
+        new ArrayList<>(
+            List.of(
+                "lake.root=\"" + root + "\"",
+                "lake.spark.shuffle-partitions=2",
+                "lake.bronze.source=files",
+                "lake.bronze.files.path=\"" + root.resolve("landing") + "\"",
+                "lake.bronze.files.enqueued-time=payload-field",
+                "lake.bronze.files.enqueued-time-field=enqueued_time",
+                "lake.bronze.files.max-files-per-trigger=1",
+                "lake.bronze.trigger-interval=\"1 second\"",
+                "lake.silver.trigger-interval=\"1 second\"",
+                "lake.gold.trigger-interval=\"1 second\"",
+                "lake.event.source-name=web",
+                "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]",
+                "lake.silver.watermark-delay=\"10 minutes\"",
+                "lake.gold.watermark-delay=\"10 minutes\"",
+                "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], measures=["
+                    + "{name=events, function=count}, {name=value_sum, function=sum, column=value}]}",
+                "lake.metrics.streams=true",
+                "lake.spark.conf.\"spark.ui.enabled\"=true",
+                "lake.spark.conf.\"spark.ui.port\"=" + ui,
+                "lake.spark.conf.\"spark.driver.host\"=127.0.0.1",
+                "lake.spark.conf.\"spark.metrics.namespace\"=latelake",
+                "lake.spark.conf.\"spark.metrics.conf.*.sink.prometheusServlet.class\"="
+                    + "\"org.apache.spark.metrics.sink.PrometheusServlet\"",
+                "lake.spark.conf.\"spark.metrics.conf.*.sink.prometheusServlet.path\"="
+                    + "\"/metrics/prometheus\""));
+    Path runLog = StreamProcess.logFile("PrometheusIT-run");
+    try (PrometheusServer prometheus =
+            PrometheusServer.start(
+                tmp.resolve("prometheus"), "127.0.0.1:" + ui, "/metrics/prometheus");
+        StreamProcess run = StreamProcess.run(runLog, sets)) {
+      // once silver's watermark is 12:11 (after a and b), c is behind it: dropped by silver
+      run.waitFor(
+          "silver's watermark after the first file",
+          BOUND,
+          () -> {
+            try {
+              return spark
+                      .read()
+                      .format("delta")
+                      .load(root + "/monitoring/stream_progress")
+                      .filter("query_name = 'silver_events' AND watermark IS NOT NULL")
+                      .count()
+                  > 0;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      w.writeLines(
+          "f-0001.jsonl",
+          List.of(LakeFixture.event("c", "2024-05-14T12:02:00Z", "2024-05-14T12:22:00Z", "p", 4)));
+      w.writeLines(
+          "f-0002.jsonl",
+          List.of(LakeFixture.event("d", "2024-05-14T12:40:00Z", "2024-05-14T12:40:01Z", "q", 3)));
+      run.waitFor(
+          "gold to hold the last file's window (c is dropped: 2 windows)",
+          BOUND,
+          () -> {
+            try {
+              return spark.read().format("delta").load(root + "/gold/page_5m").count() == 2;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      for (String query : List.of("bronze_web", "silver_events", "gold_page_5m")) {
+        for (String[] figure :
+            List.of(
+                new String[] {"input_rows", "input_rows"},
+                new String[] {"rows_dropped_by_watermark", "rows_dropped_by_watermark"})) {
+          String promql = "metrics_latelake_driver_latelake_" + query + "_" + figure[0] + "_Count";
+          long[] recorded = {-1};
+          Optional<Double>[] scraped = new Optional[] {Optional.empty()};
+          // Both sides settle within seconds: progress rows are written in the background and
+          // Prometheus scrapes every second. Wait until they agree (bounded), then assert.
+          run.waitFor(
+              promql + " to equal stream_progress",
+              Duration.ofSeconds(60),
+              () -> {
+                try {
+                  Row r =
+                      spark
+                          .read()
+                          .format("delta")
+                          .load(root + "/monitoring/stream_progress")
+                          .filter("query_name = '" + query + "'")
+                          .selectExpr("coalesce(sum(" + figure[1] + "), 0)")
+                          .first();
+                  recorded[0] = r.getLong(0);
+                  scraped[0] = prometheus.value(promql);
+                  return scraped[0].isPresent() && scraped[0].get() == recorded[0];
+                } catch (Exception e) {
+                  return false;
+                }
+              });
+          assertThat(scraped[0]).as(promql).contains((double) recorded[0]);
+        }
+      }
+      // the figures themselves
+      assertThat(prometheus.value("metrics_latelake_driver_latelake_bronze_web_input_rows_Count"))
+          .contains(4.0);
+      assertThat(
+              prometheus.value(
+                  "metrics_latelake_driver_latelake_silver_events_rows_dropped_by_watermark_Count"))
+          .contains(1.0);
+      assertThat(run.terminate()).isEqualTo(143);
+    }
+  }
+}

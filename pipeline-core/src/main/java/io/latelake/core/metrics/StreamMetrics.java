@@ -1,0 +1,151 @@
+package io.latelake.core.metrics;
+
+import com.codahale.metrics.Counter;
+import com.codahale.metrics.Gauge;
+import com.codahale.metrics.MetricRegistry;
+import com.typesafe.config.Config;
+import io.latelake.core.config.Settings;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.metrics.source.Source;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.StateOperatorProgress;
+import org.apache.spark.sql.streaming.StreamingQueryListener;
+import org.apache.spark.sql.streaming.StreamingQueryProgress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * latelake's streaming figures in Spark's metrics system (source name {@value #SOURCE_NAME}), so
+ * every sink configured for the driver carries them: the PrometheusServlet, JMX, Graphite, CSV,
+ * Slf4j. On when {@code lake.metrics.streams = true}; off (the default) it is not created, no
+ * listener is added and nothing is registered.
+ *
+ * <p>Per streaming query, updated from each micro-batch's progress (the same events {@code
+ * monitoring.stream_progress} records, so within one process the counters equal the sums of its
+ * rows for this process's runs); names are {@code <query>.<figure>}, e.g. {@code
+ * gold_page_5m.rows_dropped_by_watermark}:
+ *
+ * <ul>
+ *   <li>counters (since the process started): {@code batches}, {@code input_rows}, {@code
+ *       rows_dropped_by_watermark}, {@code rows_dropped_duplicates};
+ *   <li>gauges (the last micro-batch): {@code watermark_seconds} (event-time watermark, Unix
+ *       seconds; 0 before the first watermark), {@code state_rows}, {@code batch_duration_seconds}
+ *       (trigger execution), {@code last_progress_timestamp_seconds} (when the micro-batch started,
+ *       Unix seconds).
+ * </ul>
+ */
+public final class StreamMetrics extends StreamingQueryListener implements Source {
+  private static final Logger LOG = LoggerFactory.getLogger(StreamMetrics.class);
+
+  /** Spark metrics source name: metric keys are {@code <namespace>.driver.latelake.<name>}. */
+  public static final String SOURCE_NAME = "latelake";
+
+  /** Config key that turns it on. */
+  public static final String KEY = "lake.metrics.streams";
+
+  private static final Pattern UNSAFE = Pattern.compile("[^A-Za-z0-9_]");
+
+  private final MetricRegistry registry = new MetricRegistry();
+  private final Map<String, Query> queries = new ConcurrentHashMap<>();
+
+  /** One query's figures. */
+  private final class Query {
+    final Counter batches;
+    final Counter inputRows;
+    final Counter dropped;
+    final Counter duplicates;
+    volatile double watermark;
+    volatile long stateRows;
+    volatile double duration;
+    volatile double progressAt;
+
+    Query(String name) {
+      String q = UNSAFE.matcher(name).replaceAll("_") + ".";
+      batches = registry.counter(q + "batches");
+      inputRows = registry.counter(q + "input_rows");
+      dropped = registry.counter(q + "rows_dropped_by_watermark");
+      duplicates = registry.counter(q + "rows_dropped_duplicates");
+      registry.register(q + "watermark_seconds", (Gauge<Double>) () -> watermark);
+      registry.register(q + "state_rows", (Gauge<Long>) () -> stateRows);
+      registry.register(q + "batch_duration_seconds", (Gauge<Double>) () -> duration);
+      registry.register(q + "last_progress_timestamp_seconds", (Gauge<Double>) () -> progressAt);
+    }
+  }
+
+  /**
+   * @return {@code lake.metrics.streams} (false when absent)
+   * @throws io.latelake.core.config.LakeConfigException (exit 2) unless it is true or false
+   */
+  public static boolean enabled(Config config) {
+    Settings s = Settings.of(config).sub("lake.metrics");
+    return s.has("streams") && s.bool("streams");
+  }
+
+  /**
+   * Creates the source, registers it with the driver's metrics system and adds it as a listener to
+   * {@code spark}'s streams.
+   *
+   * @return the installed source
+   */
+  public static StreamMetrics install(SparkSession spark) {
+    StreamMetrics m = new StreamMetrics();
+    SparkEnv.get().metricsSystem().registerSource(m);
+    spark.streams().addListener(m);
+    LOG.info(
+        "latelake stream figures registered in Spark's metrics system as source '{}'", SOURCE_NAME);
+    return m;
+  }
+
+  @Override
+  public String sourceName() {
+    return SOURCE_NAME;
+  }
+
+  @Override
+  public MetricRegistry metricRegistry() {
+    return registry;
+  }
+
+  @Override
+  public void onQueryStarted(QueryStartedEvent event) {}
+
+  @Override
+  public void onQueryProgress(QueryProgressEvent event) {
+    StreamingQueryProgress p = event.progress();
+    if (p.name() == null) {
+      return;
+    }
+    Query q = queries.computeIfAbsent(p.name(), Query::new);
+    long dropped = 0;
+    long duplicates = 0;
+    long state = 0;
+    for (StateOperatorProgress op : p.stateOperators()) {
+      dropped += op.numRowsDroppedByWatermark();
+      state += op.numRowsTotal();
+      Long dup = op.customMetrics().get("numDroppedDuplicateRows");
+      duplicates += dup == null ? 0 : dup;
+    }
+    q.batches.inc();
+    q.inputRows.inc(p.numInputRows());
+    q.dropped.inc(dropped);
+    q.duplicates.inc(duplicates);
+    q.stateRows = state;
+    String wm = p.eventTime().get("watermark");
+    if (wm != null) {
+      q.watermark = Instant.parse(wm).toEpochMilli() / 1000.0;
+    }
+    Long trigger = p.durationMs().get("triggerExecution");
+    q.duration = trigger == null ? 0 : trigger / 1000.0;
+    q.progressAt = Instant.parse(p.timestamp()).toEpochMilli() / 1000.0;
+  }
+
+  @Override
+  public void onQueryIdle(QueryIdleEvent event) {}
+
+  @Override
+  public void onQueryTerminated(QueryTerminatedEvent event) {}
+}
