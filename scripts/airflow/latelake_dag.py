@@ -82,7 +82,7 @@ with DAG(
 
 with DAG(
     dag_id="latelake_nightly",
-    description="Rebuild settled daily totals, cascade ISO weeks, audit gold against bronze",
+    description="Rebuild settled daily totals, cascade the rollups, audit gold against bronze",
     schedule="15 2 * * *",
     start_date=datetime(2024, 1, 1),
     catchup=False,
