@@ -7,6 +7,7 @@ import io.latelake.bronze.replay.LandingWriter;
 import io.latelake.core.testing.PrometheusServer;
 import io.latelake.core.testing.Pushgateways;
 import io.latelake.core.testing.SparkTestBase;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,9 +70,17 @@ class PrometheusIT extends SparkTestBase {
                 "lake.spark.conf.\"spark.metrics.conf.*.sink.prometheusServlet.path\"="
                     + "\"/metrics/prometheus\""));
     Path runLog = StreamProcess.logFile("PrometheusIT-run");
-    try (PrometheusServer prometheus =
+    Path conf = StreamProcess.repoRoot().resolve("conf");
+    try (Pushgateways gateway = Pushgateways.start(tmp.resolve("pushgateway"));
+        PrometheusServer prometheus =
             PrometheusServer.start(
-                tmp.resolve("prometheus"), "127.0.0.1:" + ui, "/metrics/prometheus");
+                tmp.resolve("prometheus"),
+                // the example configuration: its relabelling and rules, scraped every second
+                Files.readString(conf.resolve("prometheus/prometheus.yml"))
+                    .replace("15s", "1s")
+                    .replace("localhost:4040", "127.0.0.1:" + ui)
+                    .replace("localhost:9091", gateway.url().substring("http://".length())),
+                conf.resolve("prometheus"));
         StreamProcess run = StreamProcess.run(runLog, sets)) {
       // once silver's watermark is 12:11 (after a and b), c is behind it: dropped by silver
       run.waitFor(
@@ -111,7 +120,7 @@ class PrometheusIT extends SparkTestBase {
             List.of(
                 new String[] {"input_rows", "input_rows"},
                 new String[] {"rows_dropped_by_watermark", "rows_dropped_by_watermark"})) {
-          String promql = "metrics_latelake_driver_latelake_" + query + "_" + figure[0] + "_Count";
+          String promql = "latelake_stream_" + figure[0] + "_total{query=\"" + query + "\"}";
           long[] recorded = {-1};
           Optional<Double>[] scraped = new Optional[] {Optional.empty()};
           // Both sides settle within seconds: progress rows are written in the background and
@@ -140,12 +149,67 @@ class PrometheusIT extends SparkTestBase {
         }
       }
       // the figures themselves
-      assertThat(prometheus.value("metrics_latelake_driver_latelake_bronze_web_input_rows_Count"))
+      assertThat(prometheus.value("latelake_stream_input_rows_total{query=\"bronze_web\"}"))
           .contains(4.0);
       assertThat(
               prometheus.value(
-                  "metrics_latelake_driver_latelake_silver_events_rows_dropped_by_watermark_Count"))
+                  "latelake_stream_rows_dropped_by_watermark_total{query=\"silver_events\"}"))
           .contains(1.0);
+      assertThat(prometheus.value("latelake_stream_watermark_seconds{query=\"silver_events\"}"))
+          .contains((double) java.time.Instant.parse("2024-05-14T12:30:00Z").getEpochSecond());
+
+      // batch figures through the Pushgateway, as a scheduled correct and audit push them
+      io.latelake.core.metrics.Pushgateway push =
+          io.latelake.core.metrics.Pushgateway.fromConfig(
+                  io.latelake.core.config.ConfigLoader.load(
+                      Optional.empty(),
+                      List.of("lake.metrics.pushgateway=\"" + gateway.url() + "\"")))
+              .orElseThrow();
+      java.time.Instant now = java.time.Instant.now();
+      assertThat(
+              push.push(
+                  "latelake-correct",
+                  0,
+                  Duration.ofSeconds(3),
+                  now,
+                  new io.latelake.core.metrics.RunFigures()
+                      .gauge("latelake_rows_restated", "Rows restated.", 1, "metric", "page_5m")))
+          .isTrue();
+      assertThat(
+              push.push(
+                  "latelake-audit",
+                  0,
+                  Duration.ofSeconds(2),
+                  now,
+                  new io.latelake.core.metrics.RunFigures()
+                      .gauge("latelake_audit_differences", "Differences.", 0, "metric", "page_5m")))
+          .isTrue();
+      // every panel of the Grafana dashboard returns data from this Prometheus
+      com.fasterxml.jackson.databind.JsonNode dashboard =
+          new com.fasterxml.jackson.databind.ObjectMapper()
+              .readTree(conf.resolve("grafana/latelake-dashboard.json").toFile());
+      List<String> panels = new ArrayList<>();
+      for (com.fasterxml.jackson.databind.JsonNode panel : dashboard.path("panels")) {
+        for (com.fasterxml.jackson.databind.JsonNode target : panel.path("targets")) {
+          panels.add(target.path("expr").asText());
+        }
+      }
+      assertThat(panels).hasSize(10);
+      for (String expr : panels) {
+        int[] series = {0};
+        run.waitFor(
+            "panel query " + expr + " to return data",
+            Duration.ofSeconds(60),
+            () -> {
+              try {
+                series[0] = prometheus.seriesCount(expr);
+                return series[0] > 0;
+              } catch (Exception e) {
+                return false;
+              }
+            });
+        assertThat(series[0]).as(expr).isPositive();
+      }
       assertThat(run.terminate()).isEqualTo(143);
     }
   }

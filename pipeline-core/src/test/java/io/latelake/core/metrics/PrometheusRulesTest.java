@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The Prometheus rules in {@code conf/prometheus} against Prometheus's own checker: {@code promtool
  * check rules} and {@code promtool test rules} (the series that must and must not fire each alert
- * are in {@code latelake-batch.rules.test.yml}). Needs Debian's {@code prometheus} package, which
- * {@code .ci/run} installs.
+ * are in {@code latelake-batch.rules.test.yml} and {@code latelake-streams.rules.test.yml}) and
+ * {@code promtool check config} over the example {@code prometheus.yml}. Needs Debian's {@code
+ * prometheus} package, which {@code .ci/run} installs.
  */
 class PrometheusRulesTest {
   static final Path DIR = Path.of("..", "conf", "prometheus").toAbsolutePath().normalize();
@@ -46,5 +47,11 @@ class PrometheusRulesTest {
     assertThat(promtool("check", "rules", "latelake-batch.rules.yml"))
         .contains("SUCCESS: 5 rules found");
     assertThat(promtool("test", "rules", "latelake-batch.rules.test.yml")).contains("SUCCESS");
+    assertThat(promtool("check", "rules", "latelake-streams.rules.yml"))
+        .contains("SUCCESS: 3 rules found");
+    assertThat(promtool("test", "rules", "latelake-streams.rules.test.yml")).contains("SUCCESS");
+    // the example configuration, with both rule files
+    assertThat(promtool("check", "config", "prometheus.yml"))
+        .contains("SUCCESS: 2 rule files found");
   }
 }

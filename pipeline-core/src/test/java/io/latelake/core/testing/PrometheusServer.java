@@ -16,7 +16,7 @@ import java.util.Optional;
 
 /**
  * A real Prometheus server for tests: Debian's {@code prometheus} binary on a free port of {@code
- * 127.0.0.1}, scraping one target every second, its data in a temporary folder. Close it.
+ * 127.0.0.1} with a given configuration, its data in a temporary folder. Close it.
  */
 public final class PrometheusServer implements AutoCloseable {
   private final Process process;
@@ -43,28 +43,20 @@ public final class PrometheusServer implements AutoCloseable {
   }
 
   /**
-   * Starts Prometheus scraping {@code target} ({@code host:port}) at {@code metricsPath} every
-   * second, and waits (up to 60 s) until it answers {@code /-/ready}.
+   * Starts Prometheus with the configuration {@code configText} (rule files it names are copied
+   * from {@code ruleDir}), and waits (up to 60 s) until it answers {@code /-/ready}.
    */
-  public static PrometheusServer start(Path workDir, String target, String metricsPath)
+  public static PrometheusServer start(Path workDir, String configText, Path ruleDir)
       throws IOException, InterruptedException {
     Path bin = binary().orElseThrow(() -> new IllegalStateException("prometheus is not installed"));
     Files.createDirectories(workDir);
     Path config = workDir.resolve("prometheus.yml");
-    Files.writeString(
-        config,
-        "global:\n"
-            + "  scrape_interval: 1s\n"
-            + "  evaluation_interval: 1s\n"
-            + "scrape_configs:\n"
-            + "  - job_name: latelake\n"
-            + "    metrics_path: "
-            + metricsPath
-            + "\n"
-            + "    static_configs:\n"
-            + "      - targets: ['"
-            + target
-            + "']\n");
+    Files.writeString(config, configText);
+    try (var rules = Files.list(ruleDir)) {
+      for (Path r : rules.filter(f -> f.toString().endsWith(".rules.yml")).toList()) {
+        Files.copy(r, workDir.resolve(r.getFileName()));
+      }
+    }
     int port = Pushgateways.freePort();
     Path log = workDir.resolve("prometheus.log");
     Process p =
@@ -97,19 +89,31 @@ public final class PrometheusServer implements AutoCloseable {
   }
 
   /**
-   * Runs an instant query through the HTTP API.
-   *
-   * @return the value of its single series, empty when the result has no series
-   * @throws IllegalStateException when the query fails or returns several series
+   * @return how many series an instant query returns
+   * @throws IllegalStateException when the query fails
    */
-  public Optional<Double> value(String promql) throws IOException, InterruptedException {
+  public int seriesCount(String promql) throws IOException, InterruptedException {
+    return result(promql).size();
+  }
+
+  private JsonNode result(String promql) throws IOException, InterruptedException {
     HttpResponse<String> r =
         get("/api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8));
     JsonNode json = new ObjectMapper().readTree(r.body());
     if (!"success".equals(json.path("status").asText())) {
       throw new IllegalStateException(promql + ": " + r.body());
     }
-    JsonNode result = json.path("data").path("result");
+    return json.path("data").path("result");
+  }
+
+  /**
+   * Runs an instant query through the HTTP API.
+   *
+   * @return the value of its single series, empty when the result has no series
+   * @throws IllegalStateException when the query fails or returns several series
+   */
+  public Optional<Double> value(String promql) throws IOException, InterruptedException {
+    JsonNode result = result(promql);
     if (result.size() > 1) {
       throw new IllegalStateException(promql + " returned " + result.size() + " series");
     }
