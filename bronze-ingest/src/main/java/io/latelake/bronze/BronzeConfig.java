@@ -1,7 +1,6 @@
 package io.latelake.bronze;
 
 import com.typesafe.config.Config;
-import io.latelake.core.config.KafkaOptions;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.config.Settings;
 import io.latelake.core.event.EventSchema;

@@ -157,6 +157,19 @@ class PrometheusIT extends SparkTestBase {
           .contains(1.0);
       assertThat(prometheus.value("latelake_stream_watermark_seconds{query=\"silver_events\"}"))
           .contains((double) java.time.Instant.parse("2024-05-14T12:30:00Z").getEpochSecond());
+      // silver's watermark (12:30) behind the latest enqueued time (d, 12:40:01)
+      String lag = "latelake_stream_watermark_lag_seconds{query=\"silver_events\"}";
+      run.waitFor(
+          lag + " to be 601",
+          Duration.ofSeconds(60),
+          () -> {
+            try {
+              return prometheus.value(lag).equals(Optional.of(601.0));
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      assertThat(prometheus.value(lag)).contains(601.0);
 
       // batch figures through the Pushgateway, as a scheduled correct and audit push them
       io.latelake.core.metrics.Pushgateway push =

@@ -83,9 +83,15 @@ class StreamMetricsTest extends SparkTestBase {
       assertThat(r.counter("silver_events.rows_dropped_duplicates").getCount()).isEqualTo(1);
       assertThat(r.getGauges().get("silver_events.watermark_seconds").getValue())
           .isEqualTo(java.time.Instant.parse("2024-05-14T12:30:00Z").getEpochSecond() + 0.0);
+      // the watermark's lag behind the latest enqueued time (d, 12:40:01): 601 s
+      assertThat(r.getGauges().get("arrivals.latest_enqueued_seconds").getValue())
+          .isEqualTo(java.time.Instant.parse("2024-05-14T12:40:01Z").getEpochSecond() + 0.0);
+      assertThat(r.getGauges().get("silver_events.watermark_lag_seconds").getValue())
+          .isEqualTo(601.0);
+      assertThat(r.getGauges().get("gold_page_5m.watermark_lag_seconds").getValue())
+          .isEqualTo(601.0);
     } finally {
-      spark.streams().removeListener(metrics);
-      SparkEnv.get().metricsSystem().removeSource(metrics);
+      metrics.uninstall(spark);
     }
   }
 }

@@ -1,7 +1,7 @@
 package io.latelake.silver;
 
 import io.latelake.core.cli.Launcher;
-import io.latelake.core.streaming.StreamCommand;
+import io.latelake.core.cli.StreamCommand;
 import picocli.CommandLine.Command;
 
 /**

@@ -193,7 +193,7 @@ public final class ConfigLoader {
     }
   }
 
-  static Optional<String> closest(String key, List<String> known) {
+  public static Optional<String> closest(String key, List<String> known) {
     return known.stream()
         .min(Comparator.comparingInt(k -> distance(k, key)))
         .filter(k -> distance(k, key) <= Math.max(3, key.length() / 4));

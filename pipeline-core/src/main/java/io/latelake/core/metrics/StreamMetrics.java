@@ -49,6 +49,15 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
 
   private static final Pattern UNSAFE = Pattern.compile("[^A-Za-z0-9_]");
 
+  /** Session setting that tells the streaming jobs to observe their arrivals. */
+  static final String OBSERVING = "spark.latelake.metrics.streams";
+
+  /** Name of the observed metric: the largest enqueued time of a micro-batch's rows. */
+  static final String ARRIVALS = "latelake_arrivals";
+
+  /** The largest enqueued time any query of this process has seen (Unix seconds; 0: none). */
+  private volatile double latestEnqueued;
+
   private final MetricRegistry registry = new MetricRegistry();
   private final Map<String, Query> queries = new ConcurrentHashMap<>();
 
@@ -62,6 +71,7 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
     volatile long stateRows;
     volatile double duration;
     volatile double progressAt;
+    volatile double watermarkLag = Double.NaN;
 
     Query(String name) {
       String q = UNSAFE.matcher(name).replaceAll("_") + ".";
@@ -73,6 +83,7 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
       registry.register(q + "state_rows", (Gauge<Long>) () -> stateRows);
       registry.register(q + "batch_duration_seconds", (Gauge<Double>) () -> duration);
       registry.register(q + "last_progress_timestamp_seconds", (Gauge<Double>) () -> progressAt);
+      registry.register(q + "watermark_lag_seconds", (Gauge<Double>) () -> watermarkLag);
     }
   }
 
@@ -93,11 +104,44 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
    */
   public static StreamMetrics install(SparkSession spark) {
     StreamMetrics m = new StreamMetrics();
+    m.registry.register("arrivals.latest_enqueued_seconds", (Gauge<Double>) () -> m.latestEnqueued);
+    spark.conf().set(OBSERVING, "true");
     SparkEnv.get().metricsSystem().registerSource(m);
     spark.streams().addListener(m);
     LOG.info(
         "latelake stream figures registered in Spark's metrics system as source '{}'", SOURCE_NAME);
     return m;
+  }
+
+  /** Removes what {@link #install} added to {@code spark} and the metrics system. */
+  public void uninstall(SparkSession spark) {
+    spark.streams().removeListener(this);
+    spark.conf().unset(OBSERVING);
+    SparkEnv.get().metricsSystem().removeSource(this);
+  }
+
+  /**
+   * @return true when the streams of {@code spark} should observe their arrivals ({@link
+   *     #observeArrivals}): the source is installed on it
+   */
+  public static boolean observing(SparkSession spark) {
+    return "true".equals(spark.conf().get(OBSERVING, "false"));
+  }
+
+  /**
+   * @return {@code rows} observed with the largest {@code enqueued_time} of each micro-batch (a
+   *     named observation, {@value #ARRIVALS}; no state, no change to the rows), or {@code rows}
+   *     when it has no {@code enqueued_time} column
+   */
+  public static org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> observeArrivals(
+      org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> rows) {
+    if (!java.util.Arrays.asList(rows.columns()).contains("enqueued_time")) {
+      return rows;
+    }
+    return rows.observe(
+        ARRIVALS,
+        org.apache.spark.sql.functions.max("enqueued_time").as("latest"),
+        new org.apache.spark.sql.Column[0]);
   }
 
   @Override
@@ -137,6 +181,18 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
     String wm = p.eventTime().get("watermark");
     if (wm != null) {
       q.watermark = Instant.parse(wm).toEpochMilli() / 1000.0;
+    }
+    org.apache.spark.sql.Row arrivals = p.observedMetrics().get(ARRIVALS);
+    if (arrivals != null && !arrivals.isNullAt(0)) {
+      double latest = arrivals.getTimestamp(0).getTime() / 1000.0;
+      synchronized (this) {
+        if (latest > latestEnqueued) {
+          latestEnqueued = latest;
+        }
+      }
+    }
+    if (wm != null && latestEnqueued > 0) {
+      q.watermarkLag = latestEnqueued - q.watermark;
     }
     Long trigger = p.durationMs().get("triggerExecution");
     q.duration = trigger == null ? 0 : trigger / 1000.0;

@@ -159,7 +159,13 @@ public abstract class StreamingJob<C> {
 
   private StreamRunner.Start prepare(StreamPlan p) {
     SparkSession spark = context.spark();
-    Dataset<Row> out = p.transform().apply(p.source().get());
+    Dataset<Row> transformed = p.transform().apply(p.source().get());
+    // with the streams' metrics on, the appending streams observe their latest enqueued time
+    Dataset<Row> out =
+        io.latelake.core.metrics.StreamMetrics.observing(spark)
+                && p.sink() instanceof StreamPlan.Append
+            ? io.latelake.core.metrics.StreamMetrics.observeArrivals(transformed)
+            : transformed;
     String checkpoint = context.tables().checkpoint(p.queryName());
     CheckpointGuard.requireCheckpointIfTableHasData(
         spark,

@@ -1,9 +1,9 @@
-package io.latelake.core.streaming;
+package io.latelake.core.cli;
 
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
-import io.latelake.core.cli.JobCommand;
 import io.latelake.core.job.JobContext;
+import io.latelake.core.streaming.StreamingJob;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 

@@ -1,5 +1,8 @@
-package io.latelake.core.config;
+package io.latelake.bronze;
 
+import io.latelake.core.config.ConfigLoader;
+import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.config.Secrets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;

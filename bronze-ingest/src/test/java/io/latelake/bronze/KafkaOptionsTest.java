@@ -1,9 +1,12 @@
-package io.latelake.core.config;
+package io.latelake.bronze;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.typesafe.config.Config;
+import io.latelake.core.config.ConfigLoader;
+import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.config.Settings;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
