@@ -90,6 +90,8 @@ class StreamMetricsTest extends SparkTestBase {
           .isEqualTo(601.0);
       assertThat(r.getGauges().get("gold_page_5m.watermark_lag_seconds").getValue())
           .isEqualTo(601.0);
+      assertThat(r.getGauges().get("bronze_web.latest_enqueued_seconds").getValue())
+          .isEqualTo(java.time.Instant.parse("2024-05-14T12:40:01Z").getEpochSecond() + 0.0);
     } finally {
       metrics.uninstall(spark);
     }

@@ -35,8 +35,16 @@ import org.slf4j.LoggerFactory;
  *   <li>gauges (the last micro-batch): {@code watermark_seconds} (event-time watermark, Unix
  *       seconds; 0 before the first watermark), {@code state_rows}, {@code batch_duration_seconds}
  *       (trigger execution), {@code last_progress_timestamp_seconds} (when the micro-batch started,
- *       Unix seconds).
+ *       Unix seconds), {@code watermark_lag_seconds} (the largest enqueued time any query of this
+ *       process has seen minus this query's watermark: how far behind the arrivals the watermark
+ *       is; NaN until both are known), {@code latest_enqueued_seconds} (the largest enqueued time
+ *       this appending query has written: for a bronze query of one source, its last arrival; NaN
+ *       for gold).
  * </ul>
+ *
+ * <p>And {@code arrivals.latest_enqueued_seconds}: the largest enqueued time of the process. The
+ * appending streams (bronze, silver) observe it per micro-batch ({@link #observeArrivals}: one
+ * maximum in the same pass, no state); it is per process, so {@code gold} run alone has no lag.
  */
 public final class StreamMetrics extends StreamingQueryListener implements Source {
   private static final Logger LOG = LoggerFactory.getLogger(StreamMetrics.class);
@@ -72,6 +80,7 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
     volatile double duration;
     volatile double progressAt;
     volatile double watermarkLag = Double.NaN;
+    volatile double latestEnqueued = Double.NaN;
 
     Query(String name) {
       String q = UNSAFE.matcher(name).replaceAll("_") + ".";
@@ -84,6 +93,7 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
       registry.register(q + "batch_duration_seconds", (Gauge<Double>) () -> duration);
       registry.register(q + "last_progress_timestamp_seconds", (Gauge<Double>) () -> progressAt);
       registry.register(q + "watermark_lag_seconds", (Gauge<Double>) () -> watermarkLag);
+      registry.register(q + "latest_enqueued_seconds", (Gauge<Double>) () -> latestEnqueued);
     }
   }
 
@@ -185,6 +195,9 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
     org.apache.spark.sql.Row arrivals = p.observedMetrics().get(ARRIVALS);
     if (arrivals != null && !arrivals.isNullAt(0)) {
       double latest = arrivals.getTimestamp(0).getTime() / 1000.0;
+      if (Double.isNaN(q.latestEnqueued) || latest > q.latestEnqueued) {
+        q.latestEnqueued = latest;
+      }
       synchronized (this) {
         if (latest > latestEnqueued) {
           latestEnqueued = latest;
