@@ -107,16 +107,7 @@ class CorrectionCasesTest extends SparkTestBase {
   }
 
   List<String> table(String path, String expr) {
-    return spark
-        .read()
-        .format("delta")
-        .load(path)
-        .selectExpr(expr)
-        .as(Encoders.STRING())
-        .collectAsList()
-        .stream()
-        .sorted()
-        .toList();
+    return LakeFixture.rows(spark, path, expr);
   }
 
   /**

@@ -98,6 +98,23 @@ final class LakeFixture {
     return out;
   }
 
+  /**
+   * @return {@code expr} (a string expression) over every row of the Delta table at {@code path},
+   *     sorted
+   */
+  static List<String> rows(SparkSession spark, String path, String expr) {
+    return spark
+        .read()
+        .format("delta")
+        .load(path)
+        .selectExpr(expr)
+        .as(org.apache.spark.sql.Encoders.STRING())
+        .collectAsList()
+        .stream()
+        .sorted()
+        .toList();
+  }
+
   static List<String> ids(SparkSession spark, String path) {
     List<String> out =
         new ArrayList<>(

@@ -39,16 +39,7 @@ class NumberCasesTest extends SparkTestBase {
   }
 
   List<String> table(String path, String expr) {
-    return spark
-        .read()
-        .format("delta")
-        .load(path)
-        .selectExpr(expr)
-        .as(Encoders.STRING())
-        .collectAsList()
-        .stream()
-        .sorted()
-        .toList();
+    return LakeFixture.rows(spark, path, expr);
   }
 
   /** A landing JSON line whose value is JSON null. */

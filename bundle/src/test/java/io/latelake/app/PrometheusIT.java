@@ -42,33 +42,17 @@ class PrometheusIT extends SparkTestBase {
             LakeFixture.event("b", "2024-05-14T12:21:00Z", "2024-05-14T12:21:01Z", "p", 2)));
     int ui = Pushgateways.freePort();
     List<String> sets =
-        new ArrayList<>(
-            List.of(
-                "lake.root=\"" + root + "\"",
-                "lake.spark.shuffle-partitions=2",
-                "lake.bronze.source=files",
-                "lake.bronze.files.path=\"" + root.resolve("landing") + "\"",
-                "lake.bronze.files.enqueued-time=payload-field",
-                "lake.bronze.files.enqueued-time-field=enqueued_time",
-                "lake.bronze.files.max-files-per-trigger=1",
-                "lake.bronze.trigger-interval=\"1 second\"",
-                "lake.silver.trigger-interval=\"1 second\"",
-                "lake.gold.trigger-interval=\"1 second\"",
-                "lake.event.source-name=web",
-                "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]",
-                "lake.silver.watermark-delay=\"10 minutes\"",
-                "lake.gold.watermark-delay=\"10 minutes\"",
-                "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], measures=["
-                    + "{name=events, function=count}, {name=value_sum, function=sum, column=value}]}",
-                "lake.metrics.streams=true",
-                "lake.spark.conf.\"spark.ui.enabled\"=true",
-                "lake.spark.conf.\"spark.ui.port\"=" + ui,
-                "lake.spark.conf.\"spark.driver.host\"=127.0.0.1",
-                "lake.spark.conf.\"spark.metrics.namespace\"=latelake",
-                "lake.spark.conf.\"spark.metrics.conf.*.sink.prometheusServlet.class\"="
-                    + "\"org.apache.spark.metrics.sink.PrometheusServlet\"",
-                "lake.spark.conf.\"spark.metrics.conf.*.sink.prometheusServlet.path\"="
-                    + "\"/metrics/prometheus\""));
+        RunCommandIT.sets(
+            root,
+            "lake.metrics.streams=true",
+            "lake.spark.conf.\"spark.ui.enabled\"=true",
+            "lake.spark.conf.\"spark.ui.port\"=" + ui,
+            "lake.spark.conf.\"spark.driver.host\"=127.0.0.1",
+            "lake.spark.conf.\"spark.metrics.namespace\"=latelake",
+            "lake.spark.conf.\"spark.metrics.conf.*.sink.prometheusServlet.class\"="
+                + "\"org.apache.spark.metrics.sink.PrometheusServlet\"",
+            "lake.spark.conf.\"spark.metrics.conf.*.sink.prometheusServlet.path\"="
+                + "\"/metrics/prometheus\"");
     Path runLog = StreamProcess.logFile("PrometheusIT-run");
     Path conf = StreamProcess.repoRoot().resolve("conf");
     try (Pushgateways gateway = Pushgateways.start(tmp.resolve("pushgateway"));

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 class RunCommandIT extends SparkTestBase {
   private static final Duration BOUND = Duration.ofMinutes(10);
 
-  private static List<String> sets(Path root, String... extra) {
+  /** The {@code --set} overrides of a processing-time `run` on landing files under {@code root}. */
+  static List<String> sets(Path root, String... extra) {
     List<String> sets =
         new ArrayList<>(
             List.of(

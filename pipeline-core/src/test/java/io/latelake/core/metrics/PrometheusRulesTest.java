@@ -3,7 +3,6 @@ package io.latelake.core.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -31,12 +30,7 @@ class PrometheusRulesTest {
   }
 
   static boolean installed() {
-    for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
-      if (Files.isExecutable(Path.of(dir, "promtool"))) {
-        return true;
-      }
-    }
-    return false;
+    return io.latelake.core.testing.LocalServer.onPath("promtool").isPresent();
   }
 
   @Test

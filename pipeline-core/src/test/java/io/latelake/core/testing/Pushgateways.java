@@ -2,11 +2,6 @@ package io.latelake.core.testing;
 
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,31 +16,23 @@ import java.util.regex.Pattern;
  * persistence file. Close it (try-with-resources or {@code @AfterAll}); its output goes to a log
  * file in the given folder.
  */
-public final class Pushgateways implements AutoCloseable {
+public final class Pushgateways extends LocalServer {
   /** The binary's name, as Debian's package installs it. */
   public static final String BINARY = "prometheus-pushgateway";
 
-  private final Process process;
-  private final int port;
-  private final Path log;
-
-  private Pushgateways(Process process, int port, Path log) {
-    this.process = process;
-    this.port = port;
-    this.log = log;
+  private Pushgateways(Path bin, int port, Path workDir) throws IOException, InterruptedException {
+    super(
+        List.of(bin.toString(), "--web.listen-address=127.0.0.1:" + port, "--persistence.file="),
+        port,
+        workDir.resolve("pushgateway.log"),
+        Duration.ofSeconds(30));
   }
 
   /**
    * @return the binary's path, empty when it is not installed
    */
   public static Optional<Path> binary() {
-    for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
-      Path p = Path.of(dir, BINARY);
-      if (Files.isExecutable(p)) {
-        return Optional.of(p);
-      }
-    }
-    return Optional.empty();
+    return onPath(BINARY);
   }
 
   /**
@@ -61,40 +48,7 @@ public final class Pushgateways implements AutoCloseable {
                 () ->
                     new IllegalStateException(
                         BINARY + " is not installed (Debian: apt-get install " + BINARY + ")"));
-    int port = freePort();
-    Files.createDirectories(workDir);
-    Path log = workDir.resolve("pushgateway.log");
-    Process p =
-        new ProcessBuilder(
-                bin.toString(), "--web.listen-address=127.0.0.1:" + port, "--persistence.file=")
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
-    Pushgateways g = new Pushgateways(p, port, log);
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!p.isAlive()) {
-        throw new IllegalStateException(
-            BINARY + " exited with " + p.exitValue() + ": " + Files.readString(log));
-      }
-      try {
-        if (g.get("/-/ready").statusCode() == 200) {
-          return g;
-        }
-      } catch (IOException e) {
-        // not listening yet
-      }
-      Thread.sleep(100);
-    }
-    g.close();
-    throw new IllegalStateException(BINARY + " did not become ready in 30 s: " + log);
-  }
-
-  /**
-   * @return its base URL, {@code http://127.0.0.1:<port>}
-   */
-  public String url() {
-    return "http://127.0.0.1:" + port;
+    return new Pushgateways(bin, freePort(), workDir);
   }
 
   /**
@@ -123,36 +77,12 @@ public final class Pushgateways implements AutoCloseable {
     return out;
   }
 
-  private HttpResponse<String> get(String path) throws IOException, InterruptedException {
-    return HttpClient.newHttpClient()
-        .send(
-            HttpRequest.newBuilder(URI.create(url() + path)).timeout(Duration.ofSeconds(5)).build(),
-            HttpResponse.BodyHandlers.ofString());
-  }
-
   /**
    * @return a port nothing listens on now
    */
   public static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
-    }
-  }
-
-  public Path log() {
-    return log;
-  }
-
-  @Override
-  public void close() {
-    process.destroy();
-    try {
-      if (!process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      process.destroyForcibly();
     }
   }
 }
