@@ -154,6 +154,8 @@ class PrometheusIT extends SparkTestBase {
             }
           });
       assertThat(prometheus.value(lag)).contains(601.0);
+      assertThat(prometheus.value("latelake_latest_enqueued_seconds"))
+          .contains((double) java.time.Instant.parse("2024-05-14T12:40:01Z").getEpochSecond());
 
       // batch figures through the Pushgateway, as a scheduled correct and audit push them
       io.latelake.core.metrics.Pushgateway push =

@@ -204,7 +204,8 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
         }
       }
     }
-    if (wm != null && latestEnqueued > 0) {
+    // Spark reports 1970-01-01 until a query's first watermark: no lag before that
+    if (wm != null && q.watermark > 0 && latestEnqueued > 0) {
       q.watermarkLag = latestEnqueued - q.watermark;
     }
     Long trigger = p.durationMs().get("triggerExecution");
