@@ -284,8 +284,9 @@ class KafkaCrashIT extends SparkTestBase {
 
   /**
    * Starts {@code main} on the same lake until it was killed {@code kills} times. Each process is
-   * killed after {@code query}'s first micro-batch, a random pause of up to 2 s, and then as soon as {@code
-   * query}'s checkpoint holds a planned micro-batch that is not committed (or after 30 s).
+   * killed after {@code query}'s first micro-batch, a random pause of up to 2 s, and then as soon
+   * as {@code query}'s checkpoint holds a planned micro-batch that is not committed (or after 30
+   * s).
    */
   private Kills killAndRestart(
       Class<?> main, String name, Path root, String query, List<String> sets, int kills, Random r)

@@ -31,9 +31,9 @@ class RunMainSourcesTest {
   @Test
   void silverAndGoldGetTheListedSources() {
     RunMain.Layers layers = new RunMain().prepare(config("[fast, slow]"));
-    assertThat(layers.silver().sources()).containsExactly("fast", "slow");
-    assertThat(layers.gold().sources()).containsExactly("fast", "slow");
-    assertThat(new RunMain().prepare(config("[]")).silver().sources()).isEmpty();
+    assertThat(layers.silver().sources().listed()).containsExactly("fast", "slow");
+    assertThat(layers.gold().sources().listed()).containsExactly("fast", "slow");
+    assertThat(new RunMain().prepare(config("[]")).silver().sources().listed()).isEmpty();
   }
 
   @Test

@@ -1,34 +1,17 @@
 package io.latelake.app;
 
-import static io.latelake.app.LakeFixture.goldRows;
-import static io.latelake.app.LakeFixture.ids;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.typesafe.config.Config;
-import io.latelake.bronze.BronzeConfig;
-import io.latelake.bronze.BronzeJob;
-import io.latelake.bronze.replay.LandingWriter;
-import io.latelake.core.config.ConfigLoader;
 import io.latelake.core.config.LakeConfigException;
-import io.latelake.core.job.JobContext;
-import io.latelake.core.streaming.StreamRunner;
-import io.latelake.core.streaming.StreamSummary;
-import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
 import io.latelake.gold.GoldConfig;
 import io.latelake.gold.GoldJob;
 import io.latelake.silver.SilverConfig;
 import io.latelake.silver.SilverJob;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -51,116 +34,10 @@ import org.junit.jupiter.api.io.TempDir;
 class SlowSourceTest extends SparkTestBase {
   @TempDir static Path tmp;
 
-  private Lake perSource;
-  private Lake oneWatermark;
-  private Lake fastAlone;
-  private Lake slowAlone;
-
-  /** A lake fed by one landing folder per source, each its own bronze query. */
-  private final class Lake {
-    final Path root;
-    final Map<String, BronzeConfig> bronze = new LinkedHashMap<>();
-    final Map<String, LandingWriter> landing = new LinkedHashMap<>();
-    final Config config;
-    final JobContext context;
-    long silverDropped;
-    long goldDropped;
-    private int files;
-
-    Lake(String name, List<String> sources, String lakeSources) {
-      root = tmp.resolve(name);
-      config = load(root, "lake.sources=" + lakeSources);
-      for (String s : sources) {
-        Path folder = root.resolve("landing-" + s);
-        try {
-          Files.createDirectories(folder);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-        landing.put(s, new LandingWriter(folder));
-        bronze.put(
-            s,
-            BronzeConfig.fromConfig(
-                load(
-                    root,
-                    "lake.event.source-name=" + s,
-                    "lake.bronze.files.path=\"" + folder + "\"")));
-      }
-      context = JobContext.start(spark, TableRegistry.fromConfig(config));
-    }
-
-    void land(String source, String... lines) {
-      if (landing.containsKey(source)) {
-        landing.get(source).writeLines(String.format("batch-%04d.jsonl", ++files), List.of(lines));
-      }
-    }
-
-    void step() {
-      // the bronze queries start together, as `latelake run` starts its queries: each checks
-      // its checkpoint before the other writes to bronze
-      List<StreamRunner.Start> starts = new ArrayList<>();
-      for (BronzeConfig b : bronze.values()) {
-        starts.addAll(new BronzeJob(context, b).starts());
-      }
-      StreamRunner.run(spark, context.tables().streamProgress(), starts);
-      silverDropped +=
-          new SilverJob(context, SilverConfig.fromConfig(config))
-              .run()
-              .summary()
-              .droppedByWatermark();
-      for (StreamSummary g :
-          new GoldJob(context, GoldConfig.fromConfig(config)).run().summaries()) {
-        goldDropped += g.droppedByWatermark();
-      }
-    }
-
-    List<String> silverIds() {
-      return ids(spark, root + "/silver/events");
-    }
-
-    /**
-     * @return ids of valid bronze rows that are not in silver (the data has no duplicates)
-     */
-    List<String> droppedIds() {
-      List<String> bronzeIds =
-          new ArrayList<>(
-              spark
-                  .read()
-                  .format("delta")
-                  .load(root + "/bronze/events")
-                  .filter("error IS NULL")
-                  .select("event_id")
-                  .as(org.apache.spark.sql.Encoders.STRING())
-                  .collectAsList());
-      bronzeIds.removeAll(silverIds());
-      bronzeIds.sort(null);
-      return bronzeIds;
-    }
-
-    List<String> gold() {
-      return goldRows(spark, root + "/gold/page_5m");
-    }
-  }
-
-  private static Config load(Path root, String... extra) {
-    List<String> sets =
-        new ArrayList<>(
-            List.of(
-                "lake.root=\"" + root + "\"",
-                "lake.spark.shuffle-partitions=2",
-                "lake.bronze.source=files",
-                "lake.bronze.files.path=\"" + root.resolve("landing") + "\"",
-                "lake.bronze.files.enqueued-time=payload-field",
-                "lake.bronze.files.enqueued-time-field=enqueued_time",
-                "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]",
-                "lake.event.future-skew-tolerance=\"5 minutes\"",
-                "lake.silver.watermark-delay=\"10 minutes\"",
-                "lake.gold.watermark-delay=\"10 minutes\"",
-                "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], measures=["
-                    + "{name=events, function=count}, {name=value_sum, function=sum, column=value}]}"));
-    sets.addAll(List.of(extra));
-    return ConfigLoader.load(Optional.empty(), sets);
-  }
+  private LockStepLake perSource;
+  private LockStepLake oneWatermark;
+  private LockStepLake fastAlone;
+  private LockStepLake slowAlone;
 
   private static String fast(String id, String hhmm) {
     return LakeFixture.event(
@@ -178,13 +55,17 @@ class SlowSourceTest extends SparkTestBase {
     return LakeFixture.event(id, "2024-05-14T" + hhmm + ":00Z", "2024-05-14T11:10:01Z", "/o", 1);
   }
 
+  private LockStepLake lake(String name, List<String> sources, String lakeSources) {
+    return new LockStepLake(spark, tmp.resolve(name), sources, "lake.sources=" + lakeSources);
+  }
+
   @BeforeAll
   void runTheFourLakes() {
-    perSource = new Lake("per-source", List.of("fast", "slow", "other"), "[fast, slow]");
-    oneWatermark = new Lake("one-watermark", List.of("fast", "slow"), "[]");
-    fastAlone = new Lake("fast-alone", List.of("fast"), "[]");
-    slowAlone = new Lake("slow-alone", List.of("slow"), "[]");
-    for (Lake lake : List.of(perSource, oneWatermark, fastAlone, slowAlone)) {
+    perSource = lake("per-source", List.of("fast", "slow", "other"), "[fast, slow]");
+    oneWatermark = lake("one-watermark", List.of("fast", "slow"), "[]");
+    fastAlone = lake("fast-alone", List.of("fast"), "[]");
+    slowAlone = lake("slow-alone", List.of("slow"), "[]");
+    for (LockStepLake lake : List.of(perSource, oneWatermark, fastAlone, slowAlone)) {
       lake.land("fast", fast("f1", "11:00"));
       lake.land("slow", slow("s1", "10:00", "11:00"));
       lake.land("other", other("o0", "10:20"));
@@ -243,6 +124,26 @@ class SlowSourceTest extends SparkTestBase {
             "/s 2024-05-14T10:00:00Z 1 1",
             "/s 2024-05-14T10:05:00Z 1 1",
             "/s 2024-05-14T10:10:00Z 1 1");
+  }
+
+  @Test
+  void inputRowsCountEachRowOnce() {
+    // silver reads the 11 bronze rows through three inputs (fast, slow, the rest), each scanning
+    // every row; gold reads the 9 silver rows the same way
+    assertThat(inputRows(perSource, "silver_events")).isEqualTo(11);
+    assertThat(inputRows(perSource, "gold_page_5m")).isEqualTo(9);
+    assertThat(inputRows(oneWatermark, "silver_events")).isEqualTo(8);
+  }
+
+  private long inputRows(LockStepLake lake, String query) {
+    return spark
+        .read()
+        .format("delta")
+        .load(lake.context.tables().streamProgress())
+        .filter(org.apache.spark.sql.functions.col("query_name").equalTo(query))
+        .agg(org.apache.spark.sql.functions.sum("input_rows"))
+        .first()
+        .getLong(0);
   }
 
   @Test

@@ -326,7 +326,7 @@ public final class BackfillJob {
             config.goldWatermarkDelay(),
             config.sources());
     // the new checkpoint is the gold stream's: one watermark per listed source, recorded with it
-    SourceInputs.check(spark, checkpoint, metric.queryName(), config.sources());
+    SourceInputs.check(spark, checkpoint, metric.queryName(), config.sources().listed());
     // Every partition must be processed (Spark validates the state store commits of each).
     VoidFunction2<Dataset<Row>, Long> nothing =
         (batch, batchId) -> batch.write().format("noop").mode("overwrite").save();

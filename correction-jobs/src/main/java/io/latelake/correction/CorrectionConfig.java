@@ -6,7 +6,7 @@ import io.latelake.core.config.Settings;
 import io.latelake.core.config.SharedSettings;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.metric.Metrics;
-import io.latelake.core.streaming.SourceInputs;
+import io.latelake.core.streaming.SourceWatermarks;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;
@@ -31,9 +31,9 @@ import java.util.Optional;
  * @param rollups the rollups {@code cascade} keeps over the daily totals ({@code
  *     lake.correction.rollups}: weekly, monthly, yearly; in that order, each once)
  * @param metrics the configured gold metrics (sorted by name)
- * @param sources {@code lake.sources}: the sources with a watermark of their own in the gold stream
- *     ({@link io.latelake.core.streaming.SourceInputs}); {@code backfill} starts the new checkpoint
- *     with them
+ * @param sources {@code lake.sources}: the sources with a watermark of their own in the gold
+ *     stream, and their idle timeouts ({@link io.latelake.core.streaming.SourceInputs}); {@code
+ *     backfill} starts the new checkpoint with them
  */
 public record CorrectionConfig(
     Duration horizon,
@@ -46,7 +46,7 @@ public record CorrectionConfig(
     ZoneId rollupZone,
     List<Rollups.Period> rollups,
     List<MetricSpec> metrics,
-    List<String> sources) {
+    SourceWatermarks sources) {
 
   /**
    * @throws LakeConfigException naming the first bad key and value; the horizon must be at least
@@ -73,7 +73,7 @@ public record CorrectionConfig(
         zone(c),
         rollups(c),
         Metrics.fromConfig(root),
-        SourceInputs.fromConfig(root));
+        SourceWatermarks.fromConfig(root));
   }
 
   /**

@@ -5,7 +5,7 @@ import io.latelake.core.config.Settings;
 import io.latelake.core.event.EventSchema;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.metric.Metrics;
-import io.latelake.core.streaming.SourceInputs;
+import io.latelake.core.streaming.SourceWatermarks;
 import io.latelake.core.streaming.TriggerSpec;
 import java.time.Duration;
 import java.util.List;
@@ -17,14 +17,15 @@ import java.util.List;
  * @param trigger the streams' trigger
  * @param metrics the configured metrics (at least one)
  * @param event the event schema
- * @param sources {@code lake.sources}: the sources watermarked on their own (empty: one watermark)
+ * @param sources {@code lake.sources}: the sources watermarked on their own (nothing listed: one
+ *     watermark) and their idle timeouts
  */
 public record GoldConfig(
     Duration watermarkDelay,
     TriggerSpec trigger,
     List<MetricSpec> metrics,
     EventSchema event,
-    List<String> sources) {
+    SourceWatermarks sources) {
 
   /**
    * @throws io.latelake.core.config.LakeConfigException naming the first bad key and value (see
@@ -37,6 +38,6 @@ public record GoldConfig(
         TriggerSpec.fromConfig(g),
         Metrics.fromConfig(root),
         EventSchema.fromConfig(root),
-        SourceInputs.fromConfig(root));
+        SourceWatermarks.fromConfig(root));
   }
 }

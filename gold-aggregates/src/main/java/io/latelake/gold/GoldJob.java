@@ -56,7 +56,7 @@ public final class GoldJob extends StreamingJob<GoldConfig> {
         context.spark(),
         context.tables().checkpoint(plan.queryName()),
         plan.queryName(),
-        config.sources());
+        config.sources().listed());
   }
 
   /**

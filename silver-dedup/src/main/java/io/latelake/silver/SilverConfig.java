@@ -3,10 +3,9 @@ package io.latelake.silver;
 import com.typesafe.config.Config;
 import io.latelake.core.config.Settings;
 import io.latelake.core.event.EventSchema;
-import io.latelake.core.streaming.SourceInputs;
+import io.latelake.core.streaming.SourceWatermarks;
 import io.latelake.core.streaming.TriggerSpec;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * Typed, validated view of {@code lake.silver}.
@@ -14,10 +13,11 @@ import java.util.List;
  * @param watermarkDelay watermark delay on event time
  * @param trigger the stream's trigger
  * @param event the event schema (for the field columns)
- * @param sources {@code lake.sources}: the sources watermarked on their own (empty: one watermark)
+ * @param sources {@code lake.sources}: the sources watermarked on their own (nothing listed: one
+ *     watermark) and their idle timeouts
  */
 public record SilverConfig(
-    Duration watermarkDelay, TriggerSpec trigger, EventSchema event, List<String> sources) {
+    Duration watermarkDelay, TriggerSpec trigger, EventSchema event, SourceWatermarks sources) {
   /** The streaming query's name, also its checkpoint folder. */
   public static final String QUERY_NAME = "silver_events";
 
@@ -30,6 +30,6 @@ public record SilverConfig(
         s.positiveDuration("watermark-delay"),
         TriggerSpec.fromConfig(s),
         EventSchema.fromConfig(root),
-        SourceInputs.fromConfig(root));
+        SourceWatermarks.fromConfig(root));
   }
 }

@@ -44,7 +44,7 @@ public final class SilverJob extends StreamingJob<SilverConfig> {
         context.spark(),
         context.tables().checkpoint(plan.queryName()),
         plan.queryName(),
-        config.sources());
+        config.sources().listed());
   }
 
   /** Bronze rows → silver rows ({@link SilverTransforms#dedup}). */

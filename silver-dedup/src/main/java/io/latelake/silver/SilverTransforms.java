@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.unix_micros;
 
 import io.latelake.core.streaming.SourceInputs;
+import io.latelake.core.streaming.SourceWatermarks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +36,7 @@ public final class SilverTransforms {
    * @param fields configured field columns to carry
    */
   public static Dataset<Row> dedup(Dataset<Row> bronze, Duration delay, List<String> fields) {
-    return dedup(bronze, delay, fields, List.of());
+    return dedup(bronze, delay, fields, SourceWatermarks.none());
   }
 
   /**
@@ -43,10 +44,11 @@ public final class SilverTransforms {
    * SourceInputs#watermarked}): a row is dropped as late, and its id leaves the dedup state, when
    * its event time is behind the slowest listed source's watermark.
    *
-   * @param sources {@code lake.sources} (empty: one watermark, as the three-argument form)
+   * @param sources {@code lake.sources} and their idle timeouts (nothing listed: one watermark, as
+   *     the three-argument form)
    */
   public static Dataset<Row> dedup(
-      Dataset<Row> bronze, Duration delay, List<String> fields, List<String> sources) {
+      Dataset<Row> bronze, Duration delay, List<String> fields, SourceWatermarks sources) {
     List<Column> out = new ArrayList<>();
     for (String c : LEADING_COLUMNS) {
       out.add(col(c));

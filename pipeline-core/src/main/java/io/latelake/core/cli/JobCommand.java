@@ -80,7 +80,7 @@ public abstract class JobCommand<T> implements Callable<Integer> {
         SparkSessions.create(
             appName(), catalog.registeredByJobs() ? CatalogSessions.withCatalog(config) : config);
     if (streamMetrics) {
-      StreamMetrics.install(spark);
+      StreamMetrics.install(spark, io.latelake.core.streaming.SourceInputs.fromConfig(config));
     }
     Optional<JobCatalog> registration = Optional.empty();
     long started = System.nanoTime();

@@ -34,7 +34,11 @@ public final class ConfigLoader {
 
   /** Subtrees whose keys are user-chosen names, validated by their own typed config. */
   private static final List<String> OPEN_SUBTREES =
-      List.of("lake.gold.metrics", "lake.bronze.kafka.properties", "lake.spark.conf");
+      List.of(
+          "lake.gold.metrics",
+          "lake.bronze.kafka.properties",
+          "lake.spark.conf",
+          "lake.sources-idle-after-per-source");
 
   /**
    * Keys that were replaced, with the key that now holds their concept. Setting one fails like any

@@ -10,6 +10,7 @@ import static org.apache.spark.sql.functions.when;
 import static org.apache.spark.sql.functions.window;
 
 import io.latelake.core.streaming.SourceInputs;
+import io.latelake.core.streaming.SourceWatermarks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +42,7 @@ public final class MetricAggregation {
    * type; avg: double, beside its {@code _sum} and long {@code _count}, see {@link Measure}).
    */
   public static Dataset<Row> aggregate(Dataset<Row> silver, MetricSpec metric, Duration delay) {
-    return aggregate(silver, metric, delay, List.of());
+    return aggregate(silver, metric, delay, SourceWatermarks.none());
   }
 
   /**
@@ -49,10 +50,11 @@ public final class MetricAggregation {
    * source ({@link SourceInputs#watermarked}): a window closes, and a row is dropped as late, by
    * the slowest listed source's watermark.
    *
-   * @param sources {@code lake.sources} (empty: one watermark, as the three-argument form)
+   * @param sources {@code lake.sources} and their idle timeouts (nothing listed: one watermark, as
+   *     the three-argument form)
    */
   public static Dataset<Row> aggregate(
-      Dataset<Row> silver, MetricSpec metric, Duration delay, List<String> sources) {
+      Dataset<Row> silver, MetricSpec metric, Duration delay, SourceWatermarks sources) {
     Dataset<Row> in = delay == null ? silver : SourceInputs.watermarked(silver, delay, sources);
     List<Column> keys = new ArrayList<>();
     keys.add(window(col("event_time"), metric.window().toMillis() + " milliseconds").as("window"));

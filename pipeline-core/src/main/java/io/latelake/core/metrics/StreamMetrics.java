@@ -6,12 +6,19 @@ import com.codahale.metrics.MetricRegistry;
 import com.typesafe.config.Config;
 import io.latelake.core.config.Settings;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.metrics.source.Source;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.streaming.StateOperatorProgress;
 import org.apache.spark.sql.streaming.StreamingQueryListener;
 import org.apache.spark.sql.streaming.StreamingQueryProgress;
@@ -45,6 +52,12 @@ import org.slf4j.LoggerFactory;
  * <p>And {@code arrivals.latest_enqueued_seconds}: the largest enqueued time of the process. The
  * appending streams (bronze, silver) observe it per micro-batch ({@link #observeArrivals}: one
  * maximum in the same pass, no state); it is per process, so {@code gold} run alone has no lag.
+ *
+ * <p>Per source listed in {@code lake.sources} (observed the same way): {@code
+ * sources.<source>.latest_enqueued_seconds} (its last arrival this process has seen, Unix seconds;
+ * NaN until one) and {@code sources.<source>.quiet_seconds} (the process's latest enqueued time
+ * minus the source's: how long it has been quiet on the arrival clock, the measure {@code
+ * lake.sources-idle-after} is compared with; NaN until both are known).
  */
 public final class StreamMetrics extends StreamingQueryListener implements Source {
   private static final Logger LOG = LoggerFactory.getLogger(StreamMetrics.class);
@@ -63,8 +76,16 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
   /** Name of the observed metric: the largest enqueued time of a micro-batch's rows. */
   static final String ARRIVALS = "latelake_arrivals";
 
+  /** Session setting listing the sources whose arrivals are observed (one per line). */
+  static final String SOURCES = "spark.latelake.metrics.sources";
+
   /** The largest enqueued time any query of this process has seen (Unix seconds; 0: none). */
   private volatile double latestEnqueued;
+
+  /** Per listed source, its largest enqueued time seen (Unix seconds), in the listed order. */
+  private final Map<String, Double> sourceLatest = new ConcurrentHashMap<>();
+
+  private List<String> sources = List.of();
 
   private final MetricRegistry registry = new MetricRegistry();
   private final Map<String, Query> queries = new ConcurrentHashMap<>();
@@ -113,8 +134,34 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
    * @return the installed source
    */
   public static StreamMetrics install(SparkSession spark) {
+    return install(spark, List.of());
+  }
+
+  /**
+   * As {@link #install(SparkSession)}, with the figures of each source listed in {@code
+   * lake.sources}.
+   *
+   * @param sources {@code lake.sources}
+   * @return the installed source
+   */
+  public static StreamMetrics install(SparkSession spark, List<String> sources) {
     StreamMetrics m = new StreamMetrics();
     m.registry.register("arrivals.latest_enqueued_seconds", (Gauge<Double>) () -> m.latestEnqueued);
+    m.sources = List.copyOf(sources);
+    for (String source : m.sources) {
+      String k = "sources." + UNSAFE.matcher(source).replaceAll("_") + ".";
+      m.registry.register(
+          k + "latest_enqueued_seconds",
+          (Gauge<Double>) () -> m.sourceLatest.getOrDefault(source, Double.NaN));
+      m.registry.register(
+          k + "quiet_seconds",
+          (Gauge<Double>)
+              () -> {
+                Double last = m.sourceLatest.get(source);
+                return last == null || m.latestEnqueued == 0 ? Double.NaN : m.latestEnqueued - last;
+              });
+    }
+    spark.conf().set(SOURCES, String.join("\n", m.sources));
     spark.conf().set(OBSERVING, "true");
     SparkEnv.get().metricsSystem().registerSource(m);
     spark.streams().addListener(m);
@@ -127,6 +174,7 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
   public void uninstall(SparkSession spark) {
     spark.streams().removeListener(this);
     spark.conf().unset(OBSERVING);
+    spark.conf().unset(SOURCES);
     SparkEnv.get().metricsSystem().removeSource(this);
   }
 
@@ -139,19 +187,30 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
   }
 
   /**
-   * @return {@code rows} observed with the largest {@code enqueued_time} of each micro-batch (a
-   *     named observation, {@value #ARRIVALS}; no state, no change to the rows), or {@code rows}
-   *     when it has no {@code enqueued_time} column
+   * @return {@code rows} observed with the largest {@code enqueued_time} of each micro-batch, and
+   *     of each listed source's rows (a named observation, {@value #ARRIVALS}; no state, no change
+   *     to the rows), or {@code rows} when it has no {@code enqueued_time} column
    */
-  public static org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> observeArrivals(
-      org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> rows) {
-    if (!java.util.Arrays.asList(rows.columns()).contains("enqueued_time")) {
+  public static Dataset<Row> observeArrivals(SparkSession spark, Dataset<Row> rows) {
+    List<String> columns = Arrays.asList(rows.columns());
+    if (!columns.contains("enqueued_time")) {
       return rows;
     }
+    List<Column> more = new ArrayList<>();
+    String listed = spark.conf().get(SOURCES, "");
+    if (columns.contains("source") && !listed.isEmpty()) {
+      int i = 0;
+      for (String source : listed.split("\n")) {
+        more.add(
+            functions
+                .max(
+                    functions.when(
+                        functions.col("source").equalTo(source), functions.col("enqueued_time")))
+                .as("source_" + i++));
+      }
+    }
     return rows.observe(
-        ARRIVALS,
-        org.apache.spark.sql.functions.max("enqueued_time").as("latest"),
-        new org.apache.spark.sql.Column[0]);
+        ARRIVALS, functions.max("enqueued_time").as("latest"), more.toArray(Column[]::new));
   }
 
   @Override
@@ -184,7 +243,7 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
       duplicates += dup == null ? 0 : dup;
     }
     q.batches.inc();
-    q.inputRows.inc(p.numInputRows());
+    q.inputRows.inc(io.latelake.core.streaming.SourceInputs.inputRows(p));
     q.dropped.inc(dropped);
     q.duplicates.inc(duplicates);
     q.stateRows = state;
@@ -192,7 +251,15 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
     if (wm != null) {
       q.watermark = Instant.parse(wm).toEpochMilli() / 1000.0;
     }
-    org.apache.spark.sql.Row arrivals = p.observedMetrics().get(ARRIVALS);
+    Row arrivals = p.observedMetrics().get(ARRIVALS);
+    if (arrivals != null) {
+      for (int i = 0; i < sources.size() && i + 1 < arrivals.size(); i++) {
+        if (!arrivals.isNullAt(i + 1)) {
+          sourceLatest.merge(
+              sources.get(i), arrivals.getTimestamp(i + 1).getTime() / 1000.0, Math::max);
+        }
+      }
+    }
     if (arrivals != null && !arrivals.isNullAt(0)) {
       double latest = arrivals.getTimestamp(0).getTime() / 1000.0;
       if (Double.isNaN(q.latestEnqueued) || latest > q.latestEnqueued) {

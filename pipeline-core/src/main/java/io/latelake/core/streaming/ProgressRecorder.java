@@ -233,7 +233,7 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
             p.runId().toString(),
             p.batchId(),
             Timestamp.from(Instant.parse(p.timestamp())),
-            p.numInputRows(),
+            SourceInputs.inputRows(p),
             watermark,
             dropped,
             byOperator.toString(),
@@ -249,7 +249,7 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     long[] totals = totalsByRun.computeIfAbsent(p.runId(), id -> new long[3]);
     synchronized (totals) {
       totals[0]++;
-      totals[1] += p.numInputRows();
+      totals[1] += SourceInputs.inputRows(p);
       totals[2] += dropped;
     }
     if (wm != null) {
@@ -260,7 +260,7 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
             + "{} duplicates dropped, {} state rows, {} ms",
         p.name(),
         p.batchId(),
-        p.numInputRows(),
+        SourceInputs.inputRows(p),
         wm == null ? "none" : wm,
         dropped,
         duplicates,

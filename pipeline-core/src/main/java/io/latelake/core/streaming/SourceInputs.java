@@ -2,8 +2,11 @@ package io.latelake.core.streaming;
 
 import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.not;
+import static org.apache.spark.sql.functions.when;
 
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
@@ -20,9 +23,11 @@ import java.util.HashSet;
 import java.util.List;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.StreamingQueryProgress;
 
 /**
  * Per-source event time ({@value #KEY}): one watermarked input per listed source, so that a slow
@@ -36,9 +41,10 @@ import org.apache.spark.sql.SparkSession;
  * spark.sql.streaming.multipleWatermarkPolicy = min} (its default), the query's watermark is the
  * smallest: the slowest source's. Spark 4.1.1 ({@code WatermarkTracker}) counts an input that has
  * not delivered a row since the query (re)started as watermark 0, so the query's watermark stays
- * where the checkpoint left it until every listed source has delivered. Rows of unlisted sources
- * are never dropped for being unlisted: they are deduplicated, aggregated and judged late against
- * that same watermark, and never move it.
+ * where the checkpoint left it until every listed source has delivered, unless the source has an
+ * idle timeout (idle markers, {@link #watermarked}). Rows of unlisted sources are never dropped for
+ * being unlisted: they are deduplicated, aggregated and judged late against that same watermark,
+ * and never move it.
  *
  * <p>The list is recorded with each query's checkpoint (file {@value #MARKER} in the checkpoint
  * folder, one source per line) when the checkpoint is new; a checkpoint without it was built with
@@ -69,27 +75,99 @@ public final class SourceInputs {
   }
 
   /**
-   * The input watermarked on {@code event_time}: once with an empty {@code sources}, else once per
-   * listed source plus the unwatermarked rest (class comment). Pure: no Spark job.
+   * The input watermarked on {@code event_time}: once when nothing is listed, else once per listed
+   * source plus the unwatermarked rest (class comment), each listed source with an idle timeout fed
+   * idle markers (below). Pure: no Spark job.
    *
-   * @param in rows with {@code event_time} (timestamp) and {@code source} (string)
+   * <p><b>Idle markers.</b> A listed source {@code S} with an idle timeout {@code I} gets, beside
+   * its own rows, one marker per row of every other source: a copy whose {@code event_time} is that
+   * row's {@code enqueued_time} − {@code I}. The markers pass {@code S}'s {@code withWatermark} and
+   * are filtered out right after it (never deduplicated, aggregated, written or counted as
+   * dropped), so {@code S}'s watermark is max(newest event time of {@code S}, arrival clock −
+   * {@code I}) − delay, where the arrival clock is the largest enqueued time the query has read. A
+   * source that has sent nothing for {@code I} on the arrival clock therefore stops holding the
+   * query's watermark, which follows the arrival clock − {@code I} − delay; as soon as its own
+   * events are ahead of that again it holds it again. The clock is the data's, not the wall
+   * clock's: replaying the same input in the same micro-batches gives the same watermarks. A source
+   * that is silent in a whole run is idle by the same rule: it gets the markers, so Spark no longer
+   * counts it as an input that delivered nothing. One difference from idleness counted in arrivals:
+   * a source whose events arrive more than {@code I} after their event time is held to the arrival
+   * clock − {@code I} as well (its events behind it are dropped and left to the correction path),
+   * so {@code I} must exceed the source's usual lateness (its p99 in {@code
+   * monitoring.lateness_stats}). Without idle timeouts the plan is the one built before they
+   * existed.
+   *
+   * @param in rows with {@code event_time} and {@code enqueued_time} (timestamps) and {@code
+   *     source} (string)
    * @param delay watermark delay
-   * @param sources the listed sources (see {@link #fromConfig})
+   * @param sources the listed sources and their idle timeouts (see {@link
+   *     SourceWatermarks#fromConfig})
    * @return the same rows and columns, watermarked
    */
-  public static Dataset<Row> watermarked(Dataset<Row> in, Duration delay, List<String> sources) {
+  public static Dataset<Row> watermarked(
+      Dataset<Row> in, Duration delay, SourceWatermarks sources) {
     String interval = delay.toMillis() + " milliseconds";
-    if (sources.isEmpty()) {
+    List<String> listed = sources.listed();
+    if (listed.isEmpty()) {
       return in.withWatermark("event_time", interval);
     }
     Dataset<Row> out = null;
-    for (String s : sources) {
+    for (String s : listed) {
       Dataset<Row> one =
-          in.filter(col("source").equalTo(lit(s))).withWatermark("event_time", interval);
+          sources
+              .idleAfter(s)
+              .map(idle -> withIdleMarkers(in, s, idle, interval))
+              .orElseGet(
+                  () ->
+                      in.filter(col("source").equalTo(lit(s)))
+                          .withWatermark("event_time", interval));
       out = out == null ? one : out.union(one);
     }
-    // last: the union takes the event_time column (and its watermark) from its first input
-    return out.union(in.filter(not(coalesce(col("source").isInCollection(sources), lit(false)))));
+    // last: the union takes the event_time column (and its watermark) from its first input. Each
+    // input scans the micro-batch and Spark adds up the scans in its input row count; this one
+    // counts every row once.
+    return out.union(
+        in.observe(INPUT_ROWS, count(lit(1)).as("rows"), new Column[0])
+            .filter(not(coalesce(col("source").isInCollection(listed), lit(false)))));
+  }
+
+  /**
+   * Name of the observation that counts a micro-batch's input rows once when sources are listed
+   * (Spark counts them once per input that scans them: listed sources + 1 times).
+   */
+  public static final String INPUT_ROWS = "latelake_input_rows";
+
+  /**
+   * @return the rows a micro-batch read, each once: the {@value #INPUT_ROWS} observation when the
+   *     query watermarks sources on their own, else Spark's {@code numInputRows}
+   */
+  public static long inputRows(StreamingQueryProgress progress) {
+    Row observed = progress.observedMetrics().get(INPUT_ROWS);
+    return observed == null || observed.isNullAt(0) ? progress.numInputRows() : observed.getLong(0);
+  }
+
+  /** Column flagging an idle marker between its projection and its filter. */
+  private static final String MARKER_COLUMN = "_latelake_idle_marker";
+
+  /**
+   * @return the rows of {@code source} watermarked together with the idle markers of every other
+   *     row, the markers filtered out after the watermark
+   */
+  private static Dataset<Row> withIdleMarkers(
+      Dataset<Row> in, String source, Duration idle, String interval) {
+    Column own = coalesce(col("source").equalTo(lit(source)), lit(false));
+    Column markerTime =
+        expr("timestampadd(MICROSECOND, " + -(idle.toNanos() / 1000) + ", enqueued_time)");
+    // Spark pushes a filter below withWatermark when it does not read the event-time column; the
+    // filter of the markers must stay above it, so it reads event_time (a marker is never before
+    // year 1).
+    Column keep =
+        not(col(MARKER_COLUMN)).or(col("event_time").lt(expr("TIMESTAMP '0001-01-01 00:00:00'")));
+    return in.withColumn(MARKER_COLUMN, not(own))
+        .withColumn("event_time", when(own, col("event_time")).otherwise(markerTime))
+        .withWatermark("event_time", interval)
+        .filter(keep)
+        .drop(MARKER_COLUMN);
   }
 
   /**

@@ -164,7 +164,7 @@ public abstract class StreamingJob<C> {
     Dataset<Row> out =
         io.latelake.core.metrics.StreamMetrics.observing(spark)
                 && p.sink() instanceof StreamPlan.Append
-            ? io.latelake.core.metrics.StreamMetrics.observeArrivals(transformed)
+            ? io.latelake.core.metrics.StreamMetrics.observeArrivals(spark, transformed)
             : transformed;
     String checkpoint = context.tables().checkpoint(p.queryName());
     CheckpointGuard.requireCheckpointIfTableHasData(
