@@ -72,6 +72,22 @@ class PushgatewayTest extends SparkTestBase {
           .containsExactly(1.0);
       assertThat(gateway.values("latelake_windows_deferred", "job", "latelake-correct"))
           .containsExactly(1.0);
+      // gold after correct: p 12:00 restated; p 12:20 and q 12:40 provisional (settled needs
+      // window end + the 1-hour horizon at or before the stream's watermark, 12:30)
+      for (var status :
+          java.util.Map.of("provisional", 2.0, "settled", 0.0, "restated", 1.0).entrySet()) {
+        assertThat(
+                gateway.values(
+                    "latelake_gold_rows",
+                    "job",
+                    "latelake-correct",
+                    "metric",
+                    "page_5m",
+                    "status",
+                    status.getKey()))
+            .as(status.getKey())
+            .containsExactly(status.getValue());
+      }
       assertThat(gateway.values("latelake_job_exit_code", "job", "latelake-correct"))
           .containsExactly(0.0);
       assertThat(

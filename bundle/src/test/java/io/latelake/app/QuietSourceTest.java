@@ -276,7 +276,7 @@ class QuietSourceTest extends SparkTestBase {
                 List.of(
                     "lake.sources=[a, b, c]",
                     "lake.sources-idle-after=\"30 minutes\"",
-                    "lake.sources-idle-after-per-source={b=\"2 hours\", c=off}")));
+                    "lake.sources-idle-after-per-source={b=\"2 hours\", c=OFF}")));
     assertThat(s.idleAfter())
         .isEqualTo(Map.of("a", Duration.ofMinutes(30), "b", Duration.ofHours(2)));
     assertThat(
@@ -295,7 +295,18 @@ class QuietSourceTest extends SparkTestBase {
         .isInstanceOf(LakeConfigException.class)
         .hasMessage(
             "Invalid value '1 hour' for key 'lake.sources-idle-after-per-source.\"gw.x\"': 'gw.x'"
-                + " is not in lake.sources [a]");
+                + " is not in lake.sources [a] (quote a source name that holds dots: { \"gw.a\" ="
+                + " \"1 hour\" })");
+    assertThatThrownBy(
+            () ->
+                SourceWatermarks.fromConfig(
+                    ConfigLoader.load(
+                        Optional.empty(), List.of("lake.sources-idle-after=\"1 hour\""))))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value '1 hour' for key 'lake.sources-idle-after': an idle timeout applies to"
+                + " the sources listed in lake.sources, which is empty (one watermark for all"
+                + " sources: there is no other source to wait for)");
     assertThatThrownBy(
             () ->
                 SourceWatermarks.fromConfig(

@@ -53,6 +53,23 @@ public final class CorrectMain extends CorrectionCommand<CorrectJob.Options> {
   protected ExitCode run(JobContext context, CorrectJob.Options options) {
     CorrectResult r = new CorrectJob(context, options).run();
     r.report(figures());
+    if (pushing()) {
+      for (io.latelake.core.metric.MetricSpec m : options.metrics()) {
+        io.latelake.core.metric.GoldStatus.counts(
+                context.spark(), context.tables(), m, options.config().horizon())
+            .forEach(
+                (status, rows) ->
+                    figures()
+                        .gauge(
+                            "latelake_gold_rows",
+                            "Gold rows by status after the run: provisional, settled, restated.",
+                            rows,
+                            "metric",
+                            m.name(),
+                            "status",
+                            status));
+      }
+    }
     return r.exitCode();
   }
 

@@ -57,7 +57,7 @@ public final class SilverTransforms {
       out.add(col(f));
     }
     out.add(lateness().as("lateness_s"));
-    return SourceInputs.watermarked(bronze.filter(col("error").isNull()), delay, sources)
+    return SourceInputs.watermarked(bronze, delay, sources, col("error").isNull())
         .dropDuplicatesWithinWatermark("event_id")
         .select(out.toArray(Column[]::new));
   }

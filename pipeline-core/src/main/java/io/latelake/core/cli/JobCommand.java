@@ -54,6 +54,16 @@ public abstract class JobCommand<T> implements Callable<Integer> {
 
   private final RunFigures figures = new RunFigures();
 
+  private boolean pushing;
+
+  /**
+   * @return true when this run's figures will be pushed ({@code lake.metrics.pushgateway} is set):
+   *     figures that cost a Spark job are worked out only then
+   */
+  protected final boolean pushing() {
+    return pushing;
+  }
+
   /**
    * @return the figures this run reports to a Pushgateway ({@link Pushgateway}, when {@code
    *     lake.metrics.pushgateway} is set); {@link #run} adds to them
@@ -73,6 +83,7 @@ public abstract class JobCommand<T> implements Callable<Integer> {
     TableRegistry tables = TableRegistry.fromConfig(config);
     T prepared = prepare(config);
     Optional<Pushgateway> push = Pushgateway.fromConfig(config);
+    pushing = push.isPresent();
     boolean streamMetrics = StreamMetrics.enabled(config);
     CatalogConfig catalog = CatalogConfig.fromConfig(config);
     ConfigLoader.logEffective(config);

@@ -109,6 +109,25 @@ public final class GoldStatus {
   }
 
   /**
+   * One Spark job over {@code gold.<metric>}: its rows by status now.
+   *
+   * @return rows per status, in the order provisional, settled, restated (0 for a status no row
+   *     has)
+   */
+  public static java.util.Map<String, Long> counts(
+      SparkSession spark, TableRegistry tables, MetricSpec metric, Duration horizon) {
+    java.util.Map<String, Long> counts = new java.util.LinkedHashMap<>();
+    for (String s : List.of(PROVISIONAL, SETTLED, RESTATED)) {
+      counts.put(s, 0L);
+    }
+    for (Row r :
+        withStatus(spark, tables, metric, horizon).groupBy("status").count().collectAsList()) {
+      counts.put(r.getString(0), r.getLong(1));
+    }
+    return counts;
+  }
+
+  /**
    * The last watermark the gold stream of {@code metric} reported: the largest {@code watermark} of
    * query {@code gold_<metric>} in {@code monitoring.stream_progress}.
    *

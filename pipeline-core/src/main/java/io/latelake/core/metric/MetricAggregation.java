@@ -55,7 +55,8 @@ public final class MetricAggregation {
    */
   public static Dataset<Row> aggregate(
       Dataset<Row> silver, MetricSpec metric, Duration delay, SourceWatermarks sources) {
-    Dataset<Row> in = delay == null ? silver : SourceInputs.watermarked(silver, delay, sources);
+    Dataset<Row> in =
+        delay == null ? silver : SourceInputs.watermarked(silver, delay, sources, null);
     List<Column> keys = new ArrayList<>();
     keys.add(window(col("event_time"), metric.window().toMillis() + " milliseconds").as("window"));
     for (String g : metric.groupBy()) {

@@ -53,11 +53,12 @@ import org.slf4j.LoggerFactory;
  * appending streams (bronze, silver) observe it per micro-batch ({@link #observeArrivals}: one
  * maximum in the same pass, no state); it is per process, so {@code gold} run alone has no lag.
  *
- * <p>Per source listed in {@code lake.sources} (observed the same way): {@code
- * sources.<source>.latest_enqueued_seconds} (its last arrival this process has seen, Unix seconds;
- * NaN until one) and {@code sources.<source>.quiet_seconds} (the process's latest enqueued time
- * minus the source's: how long it has been quiet on the arrival clock, the measure {@code
- * lake.sources-idle-after} is compared with; NaN until both are known).
+ * <p>Per source listed in {@code lake.sources} (observed the same way; in the name, characters
+ * other than letters, digits and _ become _): {@code sources.<source>.latest_enqueued_seconds} (its
+ * last arrival this process has seen, Unix seconds; NaN until one) and {@code
+ * sources.<source>.quiet_seconds} (the process's latest enqueued time minus the source's: how long
+ * it has been quiet on the arrival clock, the measure {@code lake.sources-idle-after} is compared
+ * with; NaN until both are known, so a source silent since the process started has no quiet time).
  */
 public final class StreamMetrics extends StreamingQueryListener implements Source {
   private static final Logger LOG = LoggerFactory.getLogger(StreamMetrics.class);
@@ -148,8 +149,24 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
     StreamMetrics m = new StreamMetrics();
     m.registry.register("arrivals.latest_enqueued_seconds", (Gauge<Double>) () -> m.latestEnqueued);
     m.sources = List.copyOf(sources);
+    Map<String, String> names = new java.util.HashMap<>();
     for (String source : m.sources) {
-      String k = "sources." + UNSAFE.matcher(source).replaceAll("_") + ".";
+      String name = UNSAFE.matcher(source).replaceAll("_");
+      String other = names.putIfAbsent(name, source);
+      if (other != null) {
+        throw io.latelake.core.config.LakeConfigException.invalid(
+            "lake.sources",
+            m.sources,
+            "'"
+                + other
+                + "' and '"
+                + source
+                + "' have the same metric name 'sources."
+                + name
+                + "' (characters other than letters, digits and _ become _): rename one source"
+                + " or turn lake.metrics.streams off");
+      }
+      String k = "sources." + name + ".";
       m.registry.register(
           k + "latest_enqueued_seconds",
           (Gauge<Double>) () -> m.sourceLatest.getOrDefault(source, Double.NaN));

@@ -4,8 +4,11 @@ import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.expr;
+import static org.apache.spark.sql.functions.least;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.not;
+import static org.apache.spark.sql.functions.timestamp_millis;
+import static org.apache.spark.sql.functions.unix_millis;
 import static org.apache.spark.sql.functions.when;
 
 import com.typesafe.config.Config;
@@ -19,6 +22,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import org.apache.hadoop.fs.FileSystem;
@@ -81,53 +85,60 @@ public final class SourceInputs {
    *
    * <p><b>Idle markers.</b> A listed source {@code S} with an idle timeout {@code I} gets, beside
    * its own rows, one marker per row of every other source: a copy whose {@code event_time} is that
-   * row's {@code enqueued_time} − {@code I}. The markers pass {@code S}'s {@code withWatermark} and
-   * are filtered out right after it (never deduplicated, aggregated, written or counted as
-   * dropped), so {@code S}'s watermark is max(newest event time of {@code S}, arrival clock −
-   * {@code I}) − delay, where the arrival clock is the largest enqueued time the query has read. A
-   * source that has sent nothing for {@code I} on the arrival clock therefore stops holding the
-   * query's watermark, which follows the arrival clock − {@code I} − delay; as soon as its own
-   * events are ahead of that again it holds it again. The clock is the data's, not the wall
-   * clock's: replaying the same input in the same micro-batches gives the same watermarks. A source
-   * that is silent in a whole run is idle by the same rule: it gets the markers, so Spark no longer
-   * counts it as an input that delivered nothing. One difference from idleness counted in arrivals:
-   * a source whose events arrive more than {@code I} after their event time is held to the arrival
-   * clock − {@code I} as well (its events behind it are dropped and left to the correction path),
-   * so {@code I} must exceed the source's usual lateness (its p99 in {@code
-   * monitoring.lateness_stats}). Without idle timeouts the plan is the one built before they
-   * existed.
+   * row's {@code enqueued_time} − {@code I} (its {@code ingested_at} − {@code I} when that is
+   * earlier: an enqueued time in the future, set by a producer's clock, must not carry the
+   * watermark past what has arrived). The markers pass {@code S}'s {@code withWatermark} and are
+   * filtered out right after it (never deduplicated, aggregated, written or counted as dropped), so
+   * {@code S}'s watermark is max(newest event time of {@code S}, arrival clock − {@code I}) −
+   * delay, where the arrival clock is the largest enqueued time of the other sources' rows the
+   * query has read (in this run; the checkpoint keeps the watermark across runs). A source that has
+   * sent nothing for {@code I} on the arrival clock therefore stops holding the query's watermark,
+   * which follows the arrival clock − {@code I} − delay; as soon as its own events are ahead of
+   * that again it holds it again. The clock is the data's, not the wall clock's: replaying the same
+   * input in the same micro-batches gives the same watermarks. A source that is silent in a whole
+   * run is idle by the same rule: it gets the markers, so Spark no longer counts it as an input
+   * that delivered nothing. One difference from idleness counted in arrivals: a source whose events
+   * arrive more than {@code I} after their event time is held to the arrival clock − {@code I} as
+   * well (its events behind it are dropped and left to the correction path), so {@code I} must
+   * exceed the source's usual lateness (its p99 in {@code monitoring.lateness_stats}). Without idle
+   * timeouts no marker is made; with sources listed the last input also counts the rows read
+   * ({@value #INPUT_ROWS}, no state: existing checkpoints continue).
    *
-   * @param in rows with {@code event_time} and {@code enqueued_time} (timestamps) and {@code
-   *     source} (string)
+   * @param in rows with {@code event_time} and {@code enqueued_time} (timestamps, and optionally
+   *     {@code ingested_at}) and {@code source} (string)
    * @param delay watermark delay
    * @param sources the listed sources and their idle timeouts (see {@link
    *     SourceWatermarks#fromConfig})
-   * @return the same rows and columns, watermarked
+   * @param keep the rows that go on (e.g. silver's valid bronze rows), null for all; applied in
+   *     each input, after the rows read are counted
+   * @return the rows {@code keep} selects, same columns, watermarked
    */
   public static Dataset<Row> watermarked(
-      Dataset<Row> in, Duration delay, SourceWatermarks sources) {
+      Dataset<Row> in, Duration delay, SourceWatermarks sources, Column keep) {
     String interval = delay.toMillis() + " milliseconds";
     List<String> listed = sources.listed();
+    Dataset<Row> kept = keep == null ? in : in.filter(keep);
     if (listed.isEmpty()) {
-      return in.withWatermark("event_time", interval);
+      return kept.withWatermark("event_time", interval);
     }
     Dataset<Row> out = null;
     for (String s : listed) {
       Dataset<Row> one =
           sources
               .idleAfter(s)
-              .map(idle -> withIdleMarkers(in, s, idle, interval))
+              .map(idle -> withIdleMarkers(kept, s, idle, interval))
               .orElseGet(
                   () ->
-                      in.filter(col("source").equalTo(lit(s)))
+                      kept.filter(col("source").equalTo(lit(s)))
                           .withWatermark("event_time", interval));
       out = out == null ? one : out.union(one);
     }
     // last: the union takes the event_time column (and its watermark) from its first input. Each
     // input scans the micro-batch and Spark adds up the scans in its input row count; this one
-    // counts every row once.
+    // counts every row once, as Spark does for one input.
+    Dataset<Row> counted = in.observe(INPUT_ROWS, count(lit(1)).as("rows"), new Column[0]);
     return out.union(
-        in.observe(INPUT_ROWS, count(lit(1)).as("rows"), new Column[0])
+        (keep == null ? counted : counted.filter(keep))
             .filter(not(coalesce(col("source").isInCollection(listed), lit(false)))));
   }
 
@@ -156,8 +167,11 @@ public final class SourceInputs {
   private static Dataset<Row> withIdleMarkers(
       Dataset<Row> in, String source, Duration idle, String interval) {
     Column own = coalesce(col("source").equalTo(lit(source)), lit(false));
-    Column markerTime =
-        expr("timestampadd(MICROSECOND, " + -(idle.toNanos() / 1000) + ", enqueued_time)");
+    Column arrival =
+        Arrays.asList(in.columns()).contains("ingested_at")
+            ? least(col("enqueued_time"), col("ingested_at"))
+            : col("enqueued_time");
+    Column markerTime = timestamp_millis(unix_millis(arrival).minus(lit(idle.toMillis())));
     // Spark pushes a filter below withWatermark when it does not read the event-time column; the
     // filter of the markers must stay above it, so it reads event_time (a marker is never before
     // year 1).

@@ -60,6 +60,15 @@ public record SourceWatermarks(List<String> listed, Map<String, Duration> idleAf
     List<String> listed = SourceInputs.fromConfig(root);
     Settings lake = Settings.of(root).sub("lake");
     Optional<Duration> all = timeout(lake, "sources-idle-after");
+    if (listed.isEmpty() && all.isPresent()) {
+      throw LakeConfigException.invalid(
+          IDLE_KEY,
+          lake.raw().getValue("sources-idle-after").unwrapped(),
+          "an idle timeout applies to the sources listed in "
+              + SourceInputs.KEY
+              + ", which is empty (one watermark for all sources: there is no other source to"
+              + " wait for)");
+    }
     Map<String, Duration> idle = new LinkedHashMap<>();
     for (String s : listed) {
       all.ifPresent(d -> idle.put(s, d));
@@ -71,7 +80,13 @@ public record SourceWatermarks(List<String> listed, Map<String, Duration> idleAf
         throw LakeConfigException.invalid(
             per.key(path),
             per.raw().getValue(path).unwrapped(),
-            "'" + key + "' is not in " + SourceInputs.KEY + " " + listed);
+            "'"
+                + key
+                + "' is not in "
+                + SourceInputs.KEY
+                + " "
+                + listed
+                + " (quote a source name that holds dots: { \"gw.a\" = \"1 hour\" })");
       }
       Optional<Duration> own = timeout(per, path);
       if (own.isPresent()) {
@@ -88,7 +103,7 @@ public record SourceWatermarks(List<String> listed, Map<String, Duration> idleAf
       return Optional.empty();
     }
     String raw = s.raw().getValue(path).unwrapped().toString();
-    return raw.equals(OFF) ? Optional.empty() : Optional.of(s.positiveDuration(path));
+    return raw.equalsIgnoreCase(OFF) ? Optional.empty() : Optional.of(s.positiveDuration(path));
   }
 
   /**
