@@ -5,10 +5,19 @@ import static io.latelake.app.LakeFixture.goldRows;
 import static io.latelake.app.LakeFixture.ids;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.latelake.core.job.JobContext;
+import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.KafkaBroker;
 import io.latelake.core.testing.SparkTestBase;
+import io.latelake.correction.CorrectJob;
+import io.latelake.correction.CorrectResult;
+import io.latelake.correction.CorrectionConfig;
+import io.latelake.correction.Recompute;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.AfterAll;
@@ -18,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * bronze → silver → gold from a real Kafka broker (KRaft, its own JVM on 127.0.0.1), with malformed
- * records and duplicates, across a restart.
+ * records and duplicates, across a restart; and two listed topics, one of which goes quiet.
  */
 class KafkaPipelineIT extends SparkTestBase {
   @TempDir static Path tmp;
@@ -30,6 +39,8 @@ class KafkaPipelineIT extends SparkTestBase {
     broker = KafkaBroker.start(tmp.resolve("kafka"));
     broker.createTopic("web", 2, true);
     broker.createTopic("legacy", 1, false);
+    broker.createTopic("gw-a", 1, false);
+    broker.createTopic("gw-b", 1, false);
   }
 
   @AfterAll
@@ -124,5 +135,104 @@ class KafkaPipelineIT extends SparkTestBase {
             "/home 2024-05-14T10:00:00Z 2 3",
             "/home 2024-05-14T10:05:00Z 1 8",
             "/pricing 2024-05-14T10:00:00Z 2 20");
+  }
+
+  /**
+   * Two listed topics ({@code lake.sources = [gw-a, gw-b]}, idle after 20 minutes) end to end, in
+   * lock step (each step: bronze, silver, gold, to the end of their input). The records carry their
+   * producer's timestamp (CreateTime topics): the enqueued time is an event's time + 1 s, the
+   * arrival clock of {@code QuietSourceTest}'s timeline. gw-b is quiet from step 3 and returns in
+   * step 5 with a backlog (10:08, 10:25, 10:44, enqueued 10:45:01); the watermark keeps moving
+   * while it is quiet, its 10:08 is dropped behind 10:10:01, and {@code correct} restates it.
+   */
+  @Test
+  void twoTopicsOneQuietKeepSettlingAndTheReturningBacklogIsRestated() {
+    LakeFixture f =
+        new LakeFixture(
+            tmp.resolve("two-topics"),
+            "lake.bronze.source=kafka",
+            "lake.bronze.kafka.bootstrap-servers=\"" + broker.bootstrapServers() + "\"",
+            "lake.bronze.kafka.topics=[gw-a, gw-b]",
+            "lake.sources=[gw-a, gw-b]",
+            "lake.sources-idle-after=\"20 minutes\"");
+    List<String> watermarks = new ArrayList<>();
+    try (FastPath fast = new FastPath(spark, f.config)) {
+      String[][][] steps = {
+        {{"gw-a", "a1", "10:00"}, {"gw-b", "b1", "10:00"}},
+        {{"gw-a", "a2", "10:05"}, {"gw-b", "b2", "10:05"}},
+        {{"gw-a", "a3", "10:30"}},
+        {{"gw-a", "a4", "10:40"}},
+        {{"gw-a", "a5", "10:45"}}
+      };
+      for (String[][] step : steps) {
+        for (String[] r : step) {
+          broker.produceAt(
+              r[0],
+              Instant.parse("2024-05-14T" + r[2] + ":01Z"),
+              List.of(event(r[1], "2024-05-14T" + r[2] + ":00Z", "", "/" + r[0], 1)));
+        }
+        if (step[0][2].equals("10:45")) {
+          List<String> backlog = new ArrayList<>();
+          for (String[] b : new String[][] {{"b3", "10:08"}, {"b4", "10:25"}, {"b5", "10:44"}}) {
+            backlog.add(event(b[0], "2024-05-14T" + b[1] + ":00Z", "", "/gw-b", 1));
+          }
+          broker.produceAt("gw-b", Instant.parse("2024-05-14T10:45:01Z"), backlog);
+        }
+        fast.step();
+        watermarks.add(
+            LakeFixture.lastWatermark(spark, f.root, "silver_events")
+                + " "
+                + LakeFixture.lastWatermark(spark, f.root, "gold_page_5m"));
+      }
+    }
+    assertThat(watermarks)
+        .containsExactly(
+            "2024-05-14T09:50:00Z 2024-05-14T09:50:00Z",
+            "2024-05-14T09:55:00Z 2024-05-14T09:55:00Z",
+            "2024-05-14T10:00:01Z 2024-05-14T10:00:01Z",
+            "2024-05-14T10:10:01Z 2024-05-14T10:10:01Z",
+            "2024-05-14T10:34:00Z 2024-05-14T10:34:00Z");
+    String bronze = f.root + "/bronze/events";
+    assertThat(
+            spark
+                .read()
+                .format("delta")
+                .load(bronze)
+                .groupBy("source")
+                .count()
+                .orderBy("source")
+                .selectExpr("concat(source, ' ', count)")
+                .as(Encoders.STRING())
+                .collectAsList())
+        .containsExactly("gw-a 5", "gw-b 5");
+    // b3 was dropped by silver (the only row missing), then correct restates its window
+    assertThat(LakeFixture.ids(spark, f.root + "/silver/events"))
+        .containsExactly("a1", "a2", "a3", "a4", "a5", "b1", "b2", "b4", "b5");
+    assertThat(LakeFixture.goldRows(spark, f.root + "/gold/page_5m"))
+        .contains("/gw-b 2024-05-14T10:05:00Z 1 1");
+    CorrectionConfig cc = CorrectionConfig.fromConfig(f.config);
+    CorrectResult corrected =
+        new CorrectJob(
+                JobContext.start(spark, TableRegistry.fromConfig(f.config)),
+                new CorrectJob.Options(cc, cc.metrics(), Optional.of(Instant.EPOCH)))
+            .run();
+    assertThat(corrected.rowsChanged()).isEqualTo(1);
+    List<String> recomputed = new ArrayList<>();
+    for (Row r :
+        Recompute.gold(spark.read().format("delta").load(bronze), cc.metrics().get(0))
+            .collectAsList()) {
+      recomputed.add(
+          r.getAs("page")
+              + " "
+              + r.<java.sql.Timestamp>getAs("window_start").toInstant()
+              + " "
+              + r.getAs("events")
+              + " "
+              + r.getAs("value_sum"));
+    }
+    recomputed.sort(null);
+    assertThat(LakeFixture.goldRows(spark, f.root + "/gold/page_5m"))
+        .contains("/gw-b 2024-05-14T10:05:00Z 2 2")
+        .isEqualTo(recomputed);
   }
 }

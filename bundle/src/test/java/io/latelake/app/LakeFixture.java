@@ -128,4 +128,20 @@ final class LakeFixture {
     out.sort(null);
     return out;
   }
+
+  /**
+   * @return the watermark (UTC, ISO-8601) {@code query} reported last in the lake's {@code
+   *     monitoring.stream_progress}, "none" before its first
+   */
+  static String lastWatermark(SparkSession spark, Object root, String query) {
+    Row r =
+        spark
+            .read()
+            .format("delta")
+            .load(root + "/monitoring/stream_progress")
+            .filter(col("query_name").equalTo(query))
+            .agg(org.apache.spark.sql.functions.max("watermark"))
+            .first();
+    return r.isNullAt(0) ? "none" : r.getTimestamp(0).toInstant().toString();
+  }
 }

@@ -136,15 +136,7 @@ final class LockStepLake {
    *     monitoring.stream_progress}, "none" before its first
    */
   String watermark(String query) {
-    var r =
-        spark
-            .read()
-            .format("delta")
-            .load(context.tables().streamProgress())
-            .filter(org.apache.spark.sql.functions.col("query_name").equalTo(query))
-            .agg(org.apache.spark.sql.functions.max("watermark"))
-            .first();
-    return r.isNullAt(0) ? "none" : r.getTimestamp(0).toInstant().toString();
+    return LakeFixture.lastWatermark(spark, root, query);
   }
 
   private static Config load(Path root, String... extra) {

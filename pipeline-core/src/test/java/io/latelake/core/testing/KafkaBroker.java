@@ -270,6 +270,28 @@ public final class KafkaBroker implements AutoCloseable {
   }
 
   /**
+   * Sends string values (no keys) to a topic with one record timestamp, and waits until the broker
+   * has acknowledged every record ({@code acks=all}). The timestamp is kept by a {@code CreateTime}
+   * topic (a {@code LogAppendTime} topic replaces it with the broker's clock).
+   *
+   * @param topic target topic, which should exist
+   * @param timestamp the records' timestamp
+   * @param values record values, sent in order
+   * @throws IllegalStateException if the broker is closed or a send fails or times out (30 s)
+   */
+  public void produceAt(String topic, java.time.Instant timestamp, List<String> values) {
+    KafkaProducer<String, String> p = producer();
+    List<Future<RecordMetadata>> sends = new ArrayList<>(values.size());
+    for (String value : values) {
+      sends.add(p.send(new ProducerRecord<>(topic, null, timestamp.toEpochMilli(), null, value)));
+    }
+    p.flush();
+    for (Future<RecordMetadata> send : sends) {
+      await(send, "produce to " + topic);
+    }
+  }
+
+  /**
    * Stops the broker: closes the clients, then stops the process (waiting up to 10 seconds before
    * killing it) or stops and removes the container. Calling it again does nothing.
    */
