@@ -74,9 +74,9 @@ public record CorrectResult(String runId, Instant correctedAt, List<MetricResult
     @Override
     public String summary() {
       return metric
-          + ": bronze versions ("
-          + (fromVersion < 0 ? "since --since" : fromVersion)
-          + ", "
+          + ": bronze versions "
+          + (fromVersion < 0 ? "ingested since --since" : "(" + fromVersion)
+          + " to "
           + toVersion
           + "], "
           + touchedWindows
@@ -88,8 +88,14 @@ public record CorrectResult(String runId, Instant correctedAt, List<MetricResult
           + deferredWindows
           + " deferred; "
           + rowsChanged
-          + " gold rows differ from bronze, policy "
-          + policy.configName();
+          + switch (policy) {
+            case RESTATE -> " gold rows restated (corrections_log)";
+            case RECONCILE -> " gold rows differ from bronze, staged for apply-corrections";
+            case IGNORE -> " gold rows differ from bronze, left as they are";
+          }
+          + " (late policy "
+          + policy.configName()
+          + ")";
     }
   }
 }

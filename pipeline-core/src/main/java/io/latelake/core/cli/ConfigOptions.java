@@ -16,7 +16,9 @@ public final class ConfigOptions {
   @Option(
       names = "--config",
       paramLabel = "FILE",
-      description = "HOCON config file (default: built-in defaults only).")
+      description =
+          "HOCON config file (default: built-in defaults only; scripts/latelake gives"
+              + " conf/local.conf when no --config is given, and a --config replaces it).")
   Path configFile;
 
   @Option(
