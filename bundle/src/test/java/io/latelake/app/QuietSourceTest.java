@@ -3,6 +3,7 @@ package io.latelake.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.latelake.core.catalog.SourcesView;
 import io.latelake.core.config.ConfigLoader;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.metrics.StreamMetrics;
@@ -55,6 +56,7 @@ class QuietSourceTest extends SparkTestBase {
   private String offTurnedOn;
   private StreamMetrics metrics;
   private final List<String> quietGauges = new ArrayList<>();
+  private final List<String> sourcesView = new ArrayList<>();
 
   private static String event(String id, String page, String hhmm, String enqueuedHhmmss) {
     return LakeFixture.event(
@@ -150,6 +152,27 @@ class QuietSourceTest extends SparkTestBase {
         out.add(String.valueOf(g.get("sources." + source + ".quiet_seconds").getValue()));
       }
       quietGauges.add(String.join(" ", out));
+      for (Row r :
+          spark
+              .sql(
+                  SourcesView.query(
+                      SourceWatermarks.fromConfig(idle.config),
+                      "delta.`" + idle.root + "/bronze/events`"))
+              .orderBy("source")
+              .collectAsList()) {
+        sourcesView.add(
+            r.getString(0)
+                + " "
+                + r.getTimestamp(1).toInstant()
+                + " "
+                + r.getTimestamp(2).toInstant()
+                + " "
+                + r.get(3)
+                + " "
+                + r.get(4)
+                + " "
+                + r.get(5));
+      }
     }
   }
 
@@ -202,6 +225,17 @@ class QuietSourceTest extends SparkTestBase {
         .containsExactly(
             "2024-05-14T10:40:01Z 0.0 2024-05-14T10:05:01Z 2100.0",
             "2024-05-14T10:45:01Z 0.0 2024-05-14T10:45:01Z 0.0");
+  }
+
+  @Test
+  void theSourcesStatusViewShowsTheQuietSourceIdle() {
+    // source, last arrival, arrival clock, quiet seconds, idle timeout seconds, idle
+    assertThat(sourcesView)
+        .containsExactly(
+            "a 2024-05-14T10:40:01Z 2024-05-14T10:40:01Z 0.0 1200.0 false",
+            "b 2024-05-14T10:05:01Z 2024-05-14T10:40:01Z 2100.0 1200.0 true",
+            "a 2024-05-14T10:45:01Z 2024-05-14T10:45:01Z 0.0 1200.0 false",
+            "b 2024-05-14T10:45:01Z 2024-05-14T10:45:01Z 0.0 1200.0 false");
   }
 
   @Test

@@ -24,6 +24,7 @@ import java.util.regex.Pattern;
  * @param horizon {@code lake.correction.horizon}: a window is settled this long after its end
  * @param metrics the configured gold metrics (may be empty: tables are still registered)
  * @param tables the lake's paths
+ * @param sources {@code lake.sources} and their idle timeouts (the {@code sources_status} view)
  */
 public record CatalogConfig(
     boolean enabled,
@@ -33,7 +34,8 @@ public record CatalogConfig(
     String monitoringDb,
     Duration horizon,
     List<MetricSpec> metrics,
-    TableRegistry tables) {
+    TableRegistry tables,
+    io.latelake.core.streaming.SourceWatermarks sources) {
   private static final Pattern DB = Pattern.compile("[a-z_][a-z0-9_]*");
 
   /**
@@ -52,7 +54,8 @@ public record CatalogConfig(
         database(s, "monitoring"),
         io.latelake.core.config.SharedSettings.correctionHorizon(config),
         config.getObject("lake.gold.metrics").isEmpty() ? List.of() : Metrics.fromConfig(config),
-        TableRegistry.fromConfig(config));
+        TableRegistry.fromConfig(config),
+        io.latelake.core.streaming.SourceWatermarks.fromConfig(config));
   }
 
   private static boolean bool(Config config, String key) {

@@ -146,6 +146,15 @@ public final class CatalogRegister {
       }
       names.add(config.goldDb() + "." + m.name() + "_status");
     }
+    if (!config.sources().listed().isEmpty()
+        && found.stream().anyMatch(f -> f.table().equals("bronze_events"))) {
+      if (registerSourcesView()) {
+        viewsCreated++;
+      } else {
+        viewsUnchanged++;
+      }
+      names.add(config.monitoringDb() + "." + SourcesView.NAME);
+    }
     names.sort(null);
     // The command prints this on stdout; a job logs it when it registered something.
     boolean changed = created + comments + viewsCreated > 0;
@@ -280,6 +289,33 @@ public final class CatalogRegister {
   /**
    * @return true when the view was created or replaced
    */
+  /**
+   * @return true when the view {@code <monitoring db>.sources_status} was created or replaced
+   */
+  private boolean registerSourcesView() {
+    String query =
+        SourcesView.query(
+            config.sources(), CatalogConfig.qualified(config.bronzeDb(), "bronze_events"));
+    Optional<CatalogTable> existing = metadata(config.monitoringDb(), SourcesView.NAME);
+    if (existing.isPresent()
+        && existing.get().viewText().isDefined()
+        && existing.get().viewText().get().trim().equals(query.trim())) {
+      return false;
+    }
+    spark.sql(
+        "CREATE OR REPLACE VIEW "
+            + CatalogConfig.qualified(config.monitoringDb(), SourcesView.NAME)
+            + " COMMENT "
+            + Sql.literal(
+                "Per source listed in lake.sources: its last arrival, how long it has been quiet"
+                    + " on the arrival clock and whether its idle timeout has passed; live over"
+                    + " bronze")
+            + " AS "
+            + query);
+    LOG.debug("Created view {}.{}", config.monitoringDb(), SourcesView.NAME);
+    return true;
+  }
+
   private boolean registerView(MetricSpec m, List<Found> found) {
     String goldTable = CatalogConfig.qualified(config.goldDb(), m.name());
     List<String> columns = List.of(spark.table(goldTable).columns());
