@@ -176,9 +176,9 @@ class SlowSourceTest extends SparkTestBase {
             "Cannot start stream silver_events: lake.sources is [fast, slow] but its checkpoint "
                 + checkpoint
                 + " was built with [] (file latelake-sources; none: []). The checkpoint's "
-                + "watermark and state were built with one watermark per listed source; another "
-                + "list would judge the rows of a changed source against another watermark from "
-                + "the next micro-batch on. Restore lake.sources = [], or rebuild this stream on a "
+                + "watermark and state were built with one watermark per listed source, and Spark "
+                + "records one input per listed source plus one and refuses a checkpoint whose "
+                + "number of inputs changed. Restore lake.sources = [], or rebuild this stream on a "
                 + "new checkpoint (move the checkpoint aside and delete its output table, then the "
                 + "layers that read it)");
     assertThatThrownBy(

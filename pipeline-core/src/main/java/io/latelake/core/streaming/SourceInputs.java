@@ -250,8 +250,8 @@ public final class SourceInputs {
             + " (file "
             + MARKER
             + "; none: []). The checkpoint's watermark and state were built with one watermark "
-            + "per listed source; another list would judge the rows of a changed source against "
-            + "another watermark from the next micro-batch on. Restore "
+            + "per listed source, and Spark records one input per listed source plus one and "
+            + "refuses a checkpoint whose number of inputs changed. Restore "
             + KEY
             + " = "
             + recorded
