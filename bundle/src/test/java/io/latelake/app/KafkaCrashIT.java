@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * 55236), which the process must survive by itself: no restart may need a second try. Bronze must
  * hold every record exactly once, silver and gold must equal a recomputation from bronze, and
  * {@code monitoring.stream_progress} one row per (query, micro-batch), a replayed micro-batch's row
- * marked {@code recovery = 'kafka-metrics-npe'}.
+ * marked {@code recovery = 'kafka-metrics-npe'}. The {@code run} test has the streams' metrics on
+ * ({@code lake.metrics.streams}), so their observations go through every kill and replay too.
  *
  * <p>{@code scripts/chaos.sh} runs the same scenario bigger through the system properties {@code
  * latelake.chaos.records}, {@code latelake.chaos.kills} and {@code latelake.chaos.seed}; the
@@ -102,6 +103,8 @@ class KafkaCrashIT extends SparkTestBase {
             "lake.event.fields=[{name=page, type=string}, {name=value, type=long}]",
             "lake.silver.watermark-delay=\"10 minutes\"",
             "lake.gold.watermark-delay=\"10 minutes\"",
+            // the streams' metrics on: their observations ride through every kill and replay
+            "lake.metrics.streams=true",
             "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], measures=["
                 + "{name=events, function=count}, {name=value_sum, function=sum, column=value}]}");
 

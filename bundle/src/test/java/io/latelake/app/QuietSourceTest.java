@@ -266,6 +266,13 @@ class QuietSourceTest extends SparkTestBase {
                 idle.context, new CorrectJob.Options(cc, cc.metrics(), Optional.of(Instant.EPOCH)))
             .run();
     assertThat(corrected.rowsChanged()).isEqualTo(1);
+    // touched: the windows starting 10:00, 10:05, 10:25, 10:30, 10:40, 10:45; closed by 10:34:
+    // the first three
+    assertThat(corrected.metrics().get(0).summary())
+        .matches(
+            "page_5m: bronze rows ingested since --since, up to version \\d+, 6 windows touched, 3"
+                + " closed \\(watermark 2024-05-14T10:34:00Z\\), 3 deferred; 1 gold rows restated"
+                + " \\(corrections_log\\) \\(late policy restate\\)");
     assertThat(idle.gold()).contains("/b 2024-05-14T10:05:00Z 2 2");
     // gold = the recompute from bronze, every window
     List<String> recomputed = new ArrayList<>();

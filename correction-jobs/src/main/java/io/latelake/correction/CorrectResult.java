@@ -74,11 +74,11 @@ public record CorrectResult(String runId, Instant correctedAt, List<MetricResult
     @Override
     public String summary() {
       return metric
-          + ": bronze versions "
-          + (fromVersion < 0 ? "ingested since --since" : "(" + fromVersion)
-          + " to "
-          + toVersion
-          + "], "
+          + ": bronze "
+          + (fromVersion < 0
+              ? "rows ingested since --since, up to version " + toVersion
+              : "versions (" + fromVersion + ", " + toVersion + "]")
+          + ", "
           + touchedWindows
           + " windows touched, "
           + closedWindows

@@ -287,9 +287,6 @@ public final class CatalogRegister {
   }
 
   /**
-   * @return true when the view was created or replaced
-   */
-  /**
    * @return true when the view {@code <monitoring db>.sources_status} was created or replaced
    */
   private boolean registerSourcesView() {
@@ -316,6 +313,9 @@ public final class CatalogRegister {
     return true;
   }
 
+  /**
+   * @return true when the view was created or replaced
+   */
   private boolean registerView(MetricSpec m, List<Found> found) {
     String goldTable = CatalogConfig.qualified(config.goldDb(), m.name());
     List<String> columns = List.of(spark.table(goldTable).columns());

@@ -48,7 +48,8 @@ import org.apache.spark.sql.streaming.StreamingQueryProgress;
  * where the checkpoint left it until every listed source has delivered, unless the source has an
  * idle timeout (idle markers, {@link #watermarked}). Rows of unlisted sources are never dropped for
  * being unlisted: they are deduplicated, aggregated and judged late against that same watermark,
- * and never move it.
+ * and have no watermark of their own (with an idle timeout, their arrivals move the arrival clock a
+ * quiet listed source is timed by).
  *
  * <p>The list is recorded with each query's checkpoint (file {@value #MARKER} in the checkpoint
  * folder, one source per line) when the checkpoint is new; a checkpoint without it was built with
@@ -97,12 +98,13 @@ public final class SourceInputs {
    * that again it holds it again. The clock is the data's, not the wall clock's: replaying the same
    * input in the same micro-batches gives the same watermarks. A source that is silent in a whole
    * run is idle by the same rule: it gets the markers, so Spark no longer counts it as an input
-   * that delivered nothing. One difference from idleness counted in arrivals: a source whose events
-   * arrive more than {@code I} after their event time is held to the arrival clock − {@code I} as
-   * well (its events behind it are dropped and left to the correction path), so {@code I} must
-   * exceed the source's usual lateness (its p99 in {@code monitoring.lateness_stats}). Without idle
-   * timeouts no marker is made; with sources listed the last input also counts the rows read
-   * ({@value #INPUT_ROWS}, no state: existing checkpoints continue).
+   * that delivered nothing. One difference from idleness counted in arrivals: a sending source's
+   * watermark is never more than {@code I} + delay behind the arrival clock either, so its events
+   * that arrive more than about {@code I} + delay after their event time are dropped and left to
+   * the correction path: {@code I} + delay must exceed the source's usual lateness (its p99 in
+   * {@code monitoring.lateness_stats}). Without idle timeouts no marker is made; with sources
+   * listed the last input also counts the rows read ({@value #INPUT_ROWS}, no state: existing
+   * checkpoints continue).
    *
    * @param in rows with {@code event_time} and {@code enqueued_time} (timestamps, and optionally
    *     {@code ingested_at}) and {@code source} (string)
