@@ -12,6 +12,9 @@ import org.apache.spark.sql.types.StructType;
 public final class DeltaTables {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DeltaTables.class);
 
+  /** Tries of a creation that lost to a concurrent one whose table is not committed yet. */
+  private static final int CREATE_ATTEMPTS = 10;
+
   private DeltaTables() {}
 
   /**
@@ -20,6 +23,8 @@ public final class DeltaTables {
    * @param schema columns
    * @param partitionBy partition columns (may be empty)
    * @param properties table properties, e.g. {@code delta.enableChangeDataFeed=true}
+   * @throws IllegalStateException wrapping Delta's error when no table could be created and none
+   *     appeared within about 11 s (e.g. a folder at {@code path} that is not a Delta table)
    */
   public static void createIfNotExists(
       SparkSession spark,
@@ -40,20 +45,42 @@ public final class DeltaTables {
     for (Map.Entry<String, String> p : properties.entrySet()) {
       b = b.property(p.getKey(), p.getValue());
     }
-    try {
-      b.execute();
-    } catch (Exception e) { // Delta's AnalysisException is a checked exception to Java
-      // Two first starts at once (two bronze sources on an empty lake): both saw no table and one
-      // of the two creations lost (DELTA_PROTOCOL_CHANGED, DELTA_METADATA_CHANGED, ...). The
-      // table the other one created is the table wanted.
-      if (!exists(spark, path)) {
-        throw e;
+    Exception lost = null;
+    // Two first starts at once (two bronze sources on an empty lake): both saw no table and one
+    // of the two creations lost (DELTA_PROTOCOL_CHANGED, DELTA_METADATA_CHANGED, or
+    // DELTA_CREATE_TABLE_WITH_NON_EMPTY_LOCATION while the other one's first commit is still being
+    // written). The table the other one created is the table wanted; until its commit is there,
+    // wait and try again, at most CREATE_ATTEMPTS times.
+    for (int attempt = 1; attempt <= CREATE_ATTEMPTS; attempt++) {
+      try {
+        b.execute();
+        return;
+      } catch (Exception e) { // Delta's AnalysisException is a checked exception to Java
+        if (exists(spark, path)) {
+          LOG.warn(
+              "Creating {} lost to a concurrent creation ({}); using the table it created",
+              path,
+              e.getClass().getSimpleName());
+          return;
+        }
+        if (lost == null) {
+          lost = e; // the first error says most (later tries may see Delta's cached view)
+        }
       }
-      LOG.warn(
-          "Creating {} lost to a concurrent creation ({}); using the table it created",
-          path,
-          e.getClass().getSimpleName());
+      try {
+        Thread.sleep(200L * attempt);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+      if (exists(spark, path)) {
+        return;
+      }
     }
+    throw lost instanceof RuntimeException r
+        ? r
+        : new IllegalStateException(
+            "Cannot create Delta table " + path + ": " + lost.getMessage(), lost);
   }
 
   /**

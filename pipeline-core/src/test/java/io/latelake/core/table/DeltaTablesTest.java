@@ -41,4 +41,43 @@ class DeltaTablesTest extends SparkTestBase {
     Files.createDirectories(tmp.resolve("plain"));
     assertThat(DeltaTables.exists(spark, tmp.resolve("plain").toString())).isFalse();
   }
+
+  /**
+   * A creation that finds the other creator's files there before its first commit waits for that
+   * commit instead of failing (the race behind a CI failure of two first starts at once).
+   */
+  @Test
+  void aCreationThatFindsAnotherCreatorsFilesWaitsForItsCommit() throws Exception {
+    Path other = tmp.resolve("other");
+    Files.createDirectories(other.resolve("_delta_log"));
+    Files.writeString(other.resolve("part-00000-being-written.parquet"), "");
+    var schema = new org.apache.spark.sql.types.StructType().add("id", "long");
+    var creating =
+        java.util.concurrent.CompletableFuture.runAsync(
+            () ->
+                DeltaTables.createIfNotExists(
+                    spark, other.toString(), schema, List.of(), java.util.Map.of()));
+    Thread.sleep(1_000);
+    assertThat(creating).isNotDone();
+    // The other creator's commit lands (its stray file gone, its table written).
+    Files.delete(other.resolve("part-00000-being-written.parquet"));
+    spark.range(2).write().format("delta").mode("append").save(other.toString());
+    creating.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(spark.read().format("delta").load(other.toString()).count()).isEqualTo(2);
+  }
+
+  @Test
+  void aFolderThatNeverBecomesATableIsAnErrorNamingIt() throws IOException {
+    Path plain = tmp.resolve("plain-files");
+    Files.createDirectories(plain);
+    Files.writeString(plain.resolve("notes.txt"), "not a table");
+    var schema = new org.apache.spark.sql.types.StructType().add("id", "long");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                DeltaTables.createIfNotExists(
+                    spark, plain.toString(), schema, List.of(), java.util.Map.of()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("Cannot create Delta table " + plain + ": [DELTA_");
+    assertThat(Files.readString(plain.resolve("notes.txt"))).isEqualTo("not a table");
+  }
 }
