@@ -13,9 +13,9 @@ import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.time.DayRange;
-import io.latelake.correction.CorrectJob;
-import io.latelake.correction.CorrectResult;
-import io.latelake.correction.CorrectionConfig;
+import io.latelake.correction.correct.CorrectJob;
+import io.latelake.correction.correct.CorrectResult;
+import io.latelake.correction.shared.CorrectionConfig;
 import io.latelake.gold.GoldConfig;
 import io.latelake.gold.GoldJob;
 import io.latelake.profiler.LatenessStats;
@@ -345,7 +345,13 @@ public final class Bench {
                       .plusSeconds(120)
                       .atZone(ZoneOffset.UTC)
                       .toLocalDate());
-      double profile = time(() -> new ProfileJob(spark, pc, t, days, Clock.systemUTC()).run());
+      double profile =
+          time(
+              () ->
+                  new ProfileJob(
+                          io.latelake.core.job.JobContext.start(spark, t, Clock.systemUTC()),
+                          new io.latelake.profiler.ProfilerJob.Options(pc, days))
+                      .run());
       double scan = time(() -> Baselines.latenessScan(spark, t.bronzeEvents()));
       double least =
           time(

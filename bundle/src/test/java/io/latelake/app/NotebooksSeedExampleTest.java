@@ -12,8 +12,8 @@ import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.GoldStatus;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.time.DayRange;
-import io.latelake.correction.CorrectJob;
-import io.latelake.correction.CorrectionConfig;
+import io.latelake.correction.correct.CorrectJob;
+import io.latelake.correction.shared.CorrectionConfig;
 import io.latelake.profiler.ProfileJob;
 import io.latelake.profiler.ProfilerConfig;
 import java.io.IOException;
@@ -151,11 +151,9 @@ class NotebooksSeedExampleTest {
             .runId();
     LocalDate day = LocalDate.parse("2024-05-14");
     new ProfileJob(
-            spark,
-            ProfilerConfig.fromConfig(f.config),
-            tables,
-            new DayRange(day, day),
-            Clock.systemUTC())
+            io.latelake.core.job.JobContext.start(spark, tables, Clock.systemUTC()),
+            new io.latelake.profiler.ProfilerJob.Options(
+                ProfilerConfig.fromConfig(f.config), new DayRange(day, day)))
         .run();
 
     CatalogRegister.Result second = new CatalogRegister(spark, catalog).run();

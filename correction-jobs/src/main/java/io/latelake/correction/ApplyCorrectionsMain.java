@@ -6,6 +6,8 @@ import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.LatePolicy;
 import io.latelake.core.metric.MetricSpec;
+import io.latelake.correction.policy.ApplyCorrectionsJob;
+import io.latelake.correction.shared.CorrectionConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;

@@ -5,6 +5,8 @@ import io.latelake.core.cli.Launcher;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricSpec;
+import io.latelake.correction.audit.AsOfJob;
+import io.latelake.correction.shared.CorrectionConfig;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.Optional;
@@ -81,7 +83,7 @@ public final class AsOfMain extends CorrectionCommand<AsOfJob.Options> {
   protected ExitCode run(JobContext context, AsOfJob.Options options) {
     AsOfJob.Result r = new AsOfJob(context, options).run();
     PrintWriter out = spec.commandLine().getOut();
-    out.printf("gold.%s as of %s vs now: %d keys differ%n", r.metric(), r.asOf(), r.changed());
+    out.println(r.summary());
     for (AsOfJob.KeyDiff row : r.rows()) {
       out.printf(
           "  %s %s: %s -> %s (delta %s); status %s -> %s; corrected_at %s -> %s%n",

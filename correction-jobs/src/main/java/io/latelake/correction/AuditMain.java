@@ -2,6 +2,7 @@ package io.latelake.correction;
 
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.Launcher;
+import io.latelake.correction.audit.AuditJob;
 import picocli.CommandLine.Command;
 
 /**

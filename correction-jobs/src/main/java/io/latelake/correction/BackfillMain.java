@@ -5,8 +5,11 @@ import io.latelake.core.ExitCode;
 import io.latelake.core.cli.JobCommand;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.job.JobContext;
-import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
+import io.latelake.correction.backfill.BackfillJob;
+import io.latelake.correction.shared.CorrectionConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -26,7 +29,9 @@ import picocli.CommandLine.Option;
         "Rebuild gold.<metric> from bronze with the metric's current definition and "
             + "start its gold stream's new checkpoint at silver's current end (after a change of "
             + "window, group-by or measures; stop that gold stream first).")
-public final class BackfillMain extends JobCommand<BackfillMain.Prepared> {
+public final class BackfillMain extends JobCommand<BackfillJob.Options> {
+  private static final Logger LOG = LoggerFactory.getLogger(BackfillMain.class);
+
   @Option(
       names = "--metric",
       required = true,
@@ -34,34 +39,23 @@ public final class BackfillMain extends JobCommand<BackfillMain.Prepared> {
       description = "the metric to backfill (a key of lake.gold.metrics)")
   String metric;
 
-  /**
-   * @param config the correction config
-   * @param metric the metric's current definition
-   */
-  record Prepared(CorrectionConfig config, MetricSpec metric) {}
-
   public static void main(String[] args) {
     System.exit(Launcher.execute(new BackfillMain(), args));
   }
 
   @Override
-  protected Prepared prepare(Config config) {
+  protected BackfillJob.Options prepare(Config config) {
     TableRegistry.fromConfig(config);
     CorrectionConfig c = CorrectionConfig.fromConfig(config);
-    return new Prepared(c, c.metric(metric));
+    return new BackfillJob.Options(c, c.metric(metric));
   }
 
-  /** The job logs what it rebuilt, where the old table and checkpoint are, in one line. */
+  /** Logs what the run rebuilt, where the old table and checkpoint are, in one line. */
   @Override
-  protected ExitCode run(JobContext context, Prepared p) {
-    BackfillJob.Result r = new BackfillJob(context, p.config(), p.metric()).run();
-    figures()
-        .gauge(
-            "latelake_rows_restated",
-            "Gold rows the run restated (or staged, for a reconcile metric).",
-            r.restated(),
-            "metric",
-            r.metric());
-    return ExitCode.OK;
+  protected ExitCode run(JobContext context, BackfillJob.Options options) {
+    BackfillJob.Result r = new BackfillJob(context, options).run();
+    r.report(figures());
+    LOG.info("backfill {}", r.summary());
+    return r.exitCode();
   }
 }

@@ -1,6 +1,7 @@
 package io.latelake.correction;
 
 import io.latelake.core.cli.Launcher;
+import io.latelake.correction.rollup.CascadeJob;
 import picocli.CommandLine.Command;
 
 /**

@@ -2,6 +2,7 @@ package io.latelake.correction;
 
 import com.typesafe.config.Config;
 import io.latelake.core.cli.JobCommand;
+import io.latelake.correction.shared.CorrectionConfig;
 
 /**
  * A command of the correction path: {@code latelake <name>}, Spark application {@code
@@ -9,20 +10,20 @@ import io.latelake.core.cli.JobCommand;
  *
  * @param <O> the validated options its action runs with
  */
-abstract class CorrectionCommand<O> extends JobCommand<O> {
+public abstract class CorrectionCommand<O> extends JobCommand<O> {
   private final String name;
 
   /**
    * @param name the command name, e.g. {@code correct}
    */
-  CorrectionCommand(String name) {
+  protected CorrectionCommand(String name) {
     this.name = name;
   }
 
   /**
    * @return the command name
    */
-  final String name() {
+  protected final String name() {
     return name;
   }
 

@@ -1,7 +1,11 @@
 package io.latelake.correction;
 
 import io.latelake.core.ExitCode;
+import io.latelake.core.job.ActionResult;
 import io.latelake.core.job.JobContext;
+import io.latelake.correction.shared.CorrectionAction;
+import io.latelake.correction.shared.CorrectionConfig;
+import io.latelake.correction.shared.RangeSpec;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,7 +17,7 @@ import picocli.CommandLine.Mixin;
  * RangeSpec} before Spark starts; then the action runs, its summary is logged and its result
  * decides the exit code ({@link ActionResult#exitCode}).
  */
-abstract class RangeCommand extends CorrectionCommand<RangeSpec> {
+public abstract class RangeCommand extends CorrectionCommand<RangeSpec> {
   private static final Logger LOG = LoggerFactory.getLogger(RangeCommand.class);
 
   @Mixin RangeOptions range = new RangeOptions();
@@ -26,7 +30,7 @@ abstract class RangeCommand extends CorrectionCommand<RangeSpec> {
    * @param name the command name, e.g. {@code rebuild}
    * @param action builds the action from the run's context and the validated range
    */
-  RangeCommand(
+  protected RangeCommand(
       String name,
       BiFunction<
               JobContext, RangeSpec, ? extends CorrectionAction<RangeSpec, ? extends ActionResult>>

@@ -1,6 +1,7 @@
 package io.latelake.correction;
 
 import io.latelake.core.time.DayRange;
+import io.latelake.correction.shared.CorrectionConfig;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;

@@ -1,10 +1,10 @@
 package io.latelake.profiler;
 
 import com.typesafe.config.Config;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.time.DayRange;
 import java.io.PrintWriter;
-import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -41,8 +41,9 @@ public final class LatenessSummary {
     long t0 = System.nanoTime();
     long rows = ProfileJob.readLateness(spark, tables, range, cfg.dedupHorizon()).count();
     double countS = (System.nanoTime() - t0) / 1e9;
-    ProfileJob.Result p = new ProfileJob(spark, cfg, tables, range, Clock.systemUTC()).run();
-    ReportJob.Result r = new ReportJob(spark, cfg, tables, range, Clock.systemUTC()).run();
+    ProfilerJob.Options options = new ProfilerJob.Options(cfg, range);
+    ProfileJob.Result p = new ProfileJob(JobContext.start(spark, tables), options).run();
+    ReportJob.Result r = new ReportJob(JobContext.start(spark, tables), options).run();
     out.printf(
         "%n== lateness profile, arrival days %s (lateness = enqueued - event time) ==%n", range);
     out.println(

@@ -5,10 +5,12 @@ import static org.apache.spark.sql.functions.lit;
 
 import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
+import io.latelake.core.job.ActionResult;
+import io.latelake.core.job.JobContext;
+import io.latelake.core.metrics.RunFigures;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.time.DayRange;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -44,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * differences) widened by the id horizon for the dedup, so older partitions are pruned, never
  * listed or read.
  */
-public final class ProfileJob extends ProfilerJob {
+public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
   private static final Logger LOG = LoggerFactory.getLogger(ProfileJob.class);
 
   /**
@@ -57,7 +59,8 @@ public final class ProfileJob extends ProfilerJob {
    * @param wallTime wall time of the run
    */
   public record Result(
-      DayRange range, List<Row> stats, List<Row> advice, List<Row> alerts, Duration wallTime) {
+      DayRange range, List<Row> stats, List<Row> advice, List<Row> alerts, Duration wallTime)
+      implements ActionResult {
     public Result {
       stats = List.copyOf(stats);
       advice = List.copyOf(advice);
@@ -70,15 +73,40 @@ public final class ProfileJob extends ProfilerJob {
     public boolean alerted() {
       return !alerts.isEmpty();
     }
+
+    @Override
+    public String summary() {
+      return stats.size()
+          + " (source, day) rows for "
+          + range
+          + ", "
+          + alerts.size()
+          + " alerts, "
+          + wallTime.toMillis()
+          + " ms";
+    }
+
+    /** Exit 3 when an alert fired. */
+    @Override
+    public ExitCode exitCode() {
+      return alerted() ? ExitCode.AUDIT_DIFFERENCES : ExitCode.OK;
+    }
+
+    @Override
+    public void report(RunFigures figures) {
+      figures.gauge(
+          "latelake_profile_alerts",
+          "Alerts the profile raised (rows appended to monitoring.alerts).",
+          alerts.size());
+    }
   }
 
   /**
-   * @param range arrival days to profile (validated)
-   * @param clock gives {@code computed_at} / {@code raised_at}
+   * @param context the run's context; its clock gives {@code computed_at} / {@code raised_at}
+   * @param options the profiler config and the arrival days to profile (validated)
    */
-  public ProfileJob(
-      SparkSession spark, ProfilerConfig cfg, TableRegistry tables, DayRange range, Clock clock) {
-    super(spark, cfg, tables, range, clock);
+  public ProfileJob(JobContext context, Options options) {
+    super("profile", context, options);
   }
 
   /**
@@ -142,7 +170,7 @@ public final class ProfileJob extends ProfilerJob {
     long started = System.nanoTime();
     Instant now = clock.instant();
     Dataset<Row> summary =
-        LatenessStats.summary(readArrivals(spark, tables, range, cfg.dedupHorizon()), cfg);
+        LatenessStats.summary(readArrivals(spark, registry, range, cfg.dedupHorizon()), cfg);
     // The one pass over bronze: every figure below is derived from these few rows (one per
     // source and day, one per source), on the driver.
     spark
@@ -159,7 +187,7 @@ public final class ProfileJob extends ProfilerJob {
     Dataset<Row> stats = LatenessStats.statsOf(computed, cfg, now);
     List<Row> statsRows = stats.orderBy(col("source"), col("arrival_day")).collectAsList();
     Dataset<Row> fresh = spark.createDataFrame(statsRows, stats.schema());
-    String statsPath = tables.monitoring("lateness_stats");
+    String statsPath = registry.monitoring("lateness_stats");
     long statsStarted = System.nanoTime();
     if (DeltaTables.exists(spark, statsPath)) {
       // mergeSchema: tables written before redelivery_count/_share existed gain the columns
@@ -180,7 +208,7 @@ public final class ProfileJob extends ProfilerJob {
         .format("delta")
         .mode("overwrite")
         .option("overwriteSchema", "true")
-        .save(tables.monitoring("lateness_cdf"));
+        .save(registry.monitoring("lateness_cdf"));
     LOG.debug("write lateness_cdf took {} ms", (System.nanoTime() - cdfStarted) / 1_000_000);
     long adviceStarted = System.nanoTime();
     Dataset<Row> advice = LatenessStats.advice(computed, range, cfg, now);
@@ -192,17 +220,17 @@ public final class ProfileJob extends ProfilerJob {
         .format("delta")
         .mode("overwrite")
         .option("overwriteSchema", "true")
-        .save(tables.monitoring("watermark_advice"));
+        .save(registry.monitoring("watermark_advice"));
     LOG.debug("write watermark_advice took {} ms", (System.nanoTime() - adviceStarted) / 1_000_000);
     long alertsStarted = System.nanoTime();
 
     Dataset<Row> alerts = Alerts.fromRules(spark, fresh, cfg.rules(), now);
-    if (DeltaTables.exists(spark, tables.streamProgress())) {
+    if (DeltaTables.exists(spark, registry.streamProgress())) {
       alerts =
           alerts.unionByName(
               Alerts.fromDrops(
                   spark,
-                  spark.read().format("delta").load(tables.streamProgress()),
+                  spark.read().format("delta").load(registry.streamProgress()),
                   cfg.dropWindowBatches(),
                   cfg.dropMaxCount(),
                   cfg.dropMaxShare(),
@@ -215,7 +243,7 @@ public final class ProfileJob extends ProfilerJob {
           .write()
           .format("delta")
           .mode("append")
-          .save(tables.monitoring("alerts"));
+          .save(registry.monitoring("alerts"));
     }
     LOG.debug("alerts took {} ms", (System.nanoTime() - alertsStarted) / 1_000_000);
     log(statsRows, adviceRows, alertRows);

@@ -8,7 +8,6 @@ import io.latelake.core.job.JobContext;
 import io.latelake.core.time.DayRange;
 import java.time.Clock;
 import java.time.LocalDate;
-import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -24,11 +23,8 @@ import picocli.CommandLine.Option;
     name = "profile",
     mixinStandardHelpOptions = true,
     description = "Measure lateness from bronze per source and arrival day; advice and alerts.")
-public final class ProfileMain extends JobCommand<ProfileMain.Prepared> {
+public final class ProfileMain extends JobCommand<ProfilerJob.Options> {
   private static final Logger LOG = LoggerFactory.getLogger(ProfileMain.class);
-
-  /** Validated inputs of a run. */
-  public record Prepared(ProfilerConfig config, DayRange range) {}
 
   @Option(
       names = "--days",
@@ -56,31 +52,20 @@ public final class ProfileMain extends JobCommand<ProfileMain.Prepared> {
   }
 
   @Override
-  protected Prepared prepare(Config config) {
+  protected ProfilerJob.Options prepare(Config config) {
     ProfilerConfig cfg = ProfilerConfig.fromConfig(config);
     DayRange range =
         days == null
             ? DayRange.lastDays(cfg.lookbackDays(), clock)
             : DayRange.parseBegun(days, LocalDate.now(clock));
-    return new Prepared(cfg, range);
+    return new ProfilerJob.Options(cfg, range);
   }
 
   @Override
-  protected ExitCode run(JobContext context, Prepared p) {
-    SparkSession spark = context.spark();
-    ProfileJob.Result r =
-        new ProfileJob(spark, p.config(), context.tables(), p.range(), context.clock()).run();
-    LOG.info(
-        "profile done: {} (source, day) rows for {}, {} alerts, {} ms",
-        r.stats().size(),
-        r.range(),
-        r.alerts().size(),
-        r.wallTime().toMillis());
-    figures()
-        .gauge(
-            "latelake_profile_alerts",
-            "Alerts the profile raised (rows appended to monitoring.alerts).",
-            r.alerts().size());
-    return r.alerted() ? ExitCode.AUDIT_DIFFERENCES : ExitCode.OK;
+  protected ExitCode run(JobContext context, ProfilerJob.Options options) {
+    ProfileJob.Result r = new ProfileJob(context, options).run();
+    LOG.info("profile done: {}", r.summary());
+    r.report(figures());
+    return r.exitCode();
   }
 }

@@ -1,32 +1,37 @@
 package io.latelake.profiler;
 
-import io.latelake.core.table.TableRegistry;
+import io.latelake.core.job.ActionResult;
+import io.latelake.core.job.BatchAction;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.time.DayRange;
 import java.time.Clock;
-import org.apache.spark.sql.SparkSession;
 
 /**
- * What the profiler's jobs ({@link ProfileJob}, {@link ReportJob}) run on: the session, the
- * profiler config, the lake's tables and a validated range of UTC arrival days, with the clock that
- * stamps what they write.
+ * A profiler action ({@link ProfileJob}, {@link ReportJob}): a {@link BatchAction} over a validated
+ * range of UTC arrival days, stamping what it writes ({@code computed_at}, {@code raised_at}) with
+ * the run's clock.
+ *
+ * @param <R> the result record
  */
-abstract class ProfilerJob {
-  protected final SparkSession spark;
+public abstract class ProfilerJob<R extends ActionResult>
+    extends BatchAction<ProfilerJob.Options, R> {
+  /**
+   * @param config the profiler config
+   * @param range arrival days (validated)
+   */
+  public record Options(ProfilerConfig config, DayRange range) {}
+
   protected final ProfilerConfig cfg;
-  protected final TableRegistry tables;
   protected final DayRange range;
   protected final Clock clock;
 
   /**
-   * @param range arrival days (validated)
-   * @param clock gives the times the job writes ({@code computed_at}, {@code raised_at})
+   * @param action the action's name ({@code profile}, {@code report}): the prefix of its run id
    */
-  ProfilerJob(
-      SparkSession spark, ProfilerConfig cfg, TableRegistry tables, DayRange range, Clock clock) {
-    this.spark = spark;
-    this.cfg = cfg;
-    this.tables = tables;
-    this.range = range;
-    this.clock = clock;
+  ProfilerJob(String action, JobContext context, Options options) {
+    super(action, context, options);
+    this.cfg = options.config();
+    this.range = options.range();
+    this.clock = context.clock();
   }
 }

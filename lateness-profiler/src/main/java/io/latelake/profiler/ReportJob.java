@@ -9,14 +9,13 @@ import static org.apache.spark.sql.functions.when;
 
 import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
+import io.latelake.core.job.ActionResult;
+import io.latelake.core.job.JobContext;
 import io.latelake.core.table.DeltaTables;
-import io.latelake.core.table.TableRegistry;
-import io.latelake.core.time.DayRange;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -26,7 +25,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.jfree.chart.JFreeChart;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * {@code monitoring.watermark_advice}; and rows dropped by the watermark per micro-batch from
  * {@code monitoring.stream_progress} when it exists.
  */
-public final class ReportJob extends ProfilerJob {
+public final class ReportJob extends ProfilerJob<ReportJob.Result> {
   private static final Logger LOG = LoggerFactory.getLogger(ReportJob.class);
 
   /** Histogram bins per decade of lateness. */
@@ -51,16 +49,24 @@ public final class ReportJob extends ProfilerJob {
    * @param charts the PNG files written
    * @param sources sources reported
    */
-  public record Result(Path html, List<Path> charts, List<String> sources) {
+  public record Result(Path html, List<Path> charts, List<String> sources) implements ActionResult {
     public Result {
       charts = List.copyOf(charts);
       sources = List.copyOf(sources);
     }
+
+    @Override
+    public String summary() {
+      return html.toAbsolutePath() + " (" + charts.size() + " charts)";
+    }
   }
 
-  public ReportJob(
-      SparkSession spark, ProfilerConfig cfg, TableRegistry tables, DayRange range, Clock clock) {
-    super(spark, cfg, tables, range, clock);
+  /**
+   * @param context the run's context
+   * @param options the profiler config and the arrival days to report (validated)
+   */
+  public ReportJob(JobContext context, Options options) {
+    super("report", context, options);
   }
 
   /**
@@ -91,7 +97,7 @@ public final class ReportJob extends ProfilerJob {
     if (System.getProperty("java.awt.headless") == null) {
       System.setProperty("java.awt.headless", "true");
     }
-    String statsPath = tables.monitoring("lateness_stats");
+    String statsPath = registry.monitoring("lateness_stats");
     if (!DeltaTables.exists(spark, statsPath)) {
       throw new LatelakeException(
           "Cannot write the lateness report: no table at '"
@@ -115,15 +121,15 @@ public final class ReportJob extends ProfilerJob {
                     .thenComparing(r -> r.<Double>getAs("coverage")))
             .toList();
     List<Row> hist =
-        histogram(ProfileJob.readLateness(spark, tables, range, cfg.dedupHorizon()))
+        histogram(ProfileJob.readLateness(spark, registry, range, cfg.dedupHorizon()))
             .collectAsList();
     Map<String, Map<Long, Long>> drops = new TreeMap<>();
-    if (DeltaTables.exists(spark, tables.streamProgress())) {
+    if (DeltaTables.exists(spark, registry.streamProgress())) {
       for (Row r :
           spark
               .read()
               .format("delta")
-              .load(tables.streamProgress())
+              .load(registry.streamProgress())
               .select("query_name", "batch_id", "rows_dropped_by_watermark")
               .collectAsList()) {
         drops
@@ -230,7 +236,7 @@ public final class ReportJob extends ProfilerJob {
   }
 
   private List<Row> read(String name) {
-    String path = tables.monitoring(name);
+    String path = registry.monitoring(name);
     return DeltaTables.exists(spark, path)
         ? spark.read().format("delta").load(path).collectAsList()
         : List.of();

@@ -8,7 +8,6 @@ import io.latelake.core.job.JobContext;
 import io.latelake.core.time.DayRange;
 import java.time.Clock;
 import java.time.LocalDate;
-import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -24,7 +23,7 @@ import picocli.CommandLine.Option;
     name = "report",
     mixinStandardHelpOptions = true,
     description = "Write the HTML lateness report (and PNG charts) per source.")
-public final class ReportMain extends JobCommand<ProfileMain.Prepared> {
+public final class ReportMain extends JobCommand<ProfilerJob.Options> {
   private static final Logger LOG = LoggerFactory.getLogger(ReportMain.class);
 
   @Option(
@@ -40,21 +39,19 @@ public final class ReportMain extends JobCommand<ProfileMain.Prepared> {
   }
 
   @Override
-  protected ProfileMain.Prepared prepare(Config config) {
+  protected ProfilerJob.Options prepare(Config config) {
     ProfilerConfig cfg = ProfilerConfig.fromConfig(config);
     DayRange range =
         days == null
             ? DayRange.lastDays(cfg.lookbackDays(), Clock.systemUTC())
             : DayRange.parseBegun(days, LocalDate.now(Clock.systemUTC()));
-    return new ProfileMain.Prepared(cfg, range);
+    return new ProfilerJob.Options(cfg, range);
   }
 
   @Override
-  protected ExitCode run(JobContext context, ProfileMain.Prepared p) {
-    SparkSession spark = context.spark();
-    ReportJob.Result r =
-        new ReportJob(spark, p.config(), context.tables(), p.range(), Clock.systemUTC()).run();
-    LOG.info("report written: {} ({} charts)", r.html().toAbsolutePath(), r.charts().size());
-    return ExitCode.OK;
+  protected ExitCode run(JobContext context, ProfilerJob.Options options) {
+    ReportJob.Result r = new ReportJob(context, options).run();
+    LOG.info("report written: {}", r.summary());
+    return r.exitCode();
   }
 }

@@ -49,10 +49,20 @@ class ProfileJobTest extends SparkTestBase {
     TableRegistry tables = lake(dir, rows);
     DayRange range = DayRange.parse("2024-05-14..2024-05-15");
     ProfilerConfig cfg = Fixtures.profiler();
-    new ProfileJob(spark, cfg, tables, range, CLOCK).run();
-    ProfileJob.Result second = new ProfileJob(spark, cfg, tables, range, CLOCK).run();
+    new ProfileJob(
+            io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+            new ProfilerJob.Options(cfg, range))
+        .run();
+    ProfileJob.Result second =
+        new ProfileJob(
+                io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+                new ProfilerJob.Options(cfg, range))
+            .run();
     // a third run over one of the days only replaces that day
-    new ProfileJob(spark, cfg, tables, DayRange.parse("2024-05-15"), CLOCK).run();
+    new ProfileJob(
+            io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+            new ProfilerJob.Options(cfg, DayRange.parse("2024-05-15")))
+        .run();
 
     assertThat(table(tables, "lateness_stats"))
         .extracting(
@@ -129,7 +139,9 @@ class ProfileJobTest extends SparkTestBase {
             "b", "2024-05-14T10:00:00Z", "2024-05-14T10:00:05Z", null, "web", null, "2024-05-14"));
     TableRegistry tables = lake(dir, rows);
     ProfileJob.Result r =
-        new ProfileJob(spark, Fixtures.profiler(), tables, DayRange.parse("2024-05-14"), CLOCK)
+        new ProfileJob(
+                io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+                new ProfilerJob.Options(Fixtures.profiler(), DayRange.parse("2024-05-14")))
             .run();
     assertThat(r.stats())
         .extracting(
@@ -147,7 +159,8 @@ class ProfileJobTest extends SparkTestBase {
     assertThatThrownBy(
             () ->
                 new ProfileJob(
-                        spark, Fixtures.profiler(), tables, DayRange.parse("2024-05-14"), CLOCK)
+                        io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+                        new ProfilerJob.Options(Fixtures.profiler(), DayRange.parse("2024-05-14")))
                     .run())
         .isInstanceOf(LatelakeException.class)
         .hasMessage(
@@ -181,7 +194,10 @@ class ProfileJobTest extends SparkTestBase {
             "lake.correction.horizon=12 minutes",
             "lake.profiler.correction-coverage=0.995");
     ProfileJob.Result r =
-        new ProfileJob(spark, cfg, tables, DayRange.parse("2024-05-14"), CLOCK).run();
+        new ProfileJob(
+                io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+                new ProfilerJob.Options(cfg, DayRange.parse("2024-05-14")))
+            .run();
     assertThat(r.advice())
         .extracting(
             a -> a.getAs("kind"),
@@ -212,11 +228,9 @@ class ProfileJobTest extends SparkTestBase {
     }
     TableRegistry tables = lake(dir, Fixtures.withLateness("web", "2024-05-14T10:00:00Z", l));
     new ProfileJob(
-            spark,
-            Fixtures.profiler("lake.profiler.cdf-steps=100"),
-            tables,
-            DayRange.parse("2024-05-14"),
-            CLOCK)
+            io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+            new ProfilerJob.Options(
+                Fixtures.profiler("lake.profiler.cdf-steps=100"), DayRange.parse("2024-05-14")))
         .run();
     List<Row> cdfRows = table(tables, "lateness_cdf");
     assertThat(cdfRows).hasSize(101);
@@ -237,24 +251,21 @@ class ProfileJobTest extends SparkTestBase {
     DayRange day = DayRange.parse("2024-05-14");
     ProfileJob.Result quiet =
         new ProfileJob(
-                spark,
-                Fixtures.profiler("lake.profiler.rules=[{metric=p99_s, above=500}]"),
-                tables,
-                day,
-                CLOCK)
+                io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+                new ProfilerJob.Options(
+                    Fixtures.profiler("lake.profiler.rules=[{metric=p99_s, above=500}]"), day))
             .run();
     assertThat(quiet.alerted()).isFalse();
     assertThat(dir.resolve("monitoring/alerts")).doesNotExist();
 
     ProfileJob.Result loud =
         new ProfileJob(
-                spark,
-                Fixtures.profiler(
-                    "lake.profiler.rules=[{metric=p99_s, above=499.5}, "
-                        + "{metric=negative_share, above=0}]"),
-                tables,
-                day,
-                CLOCK)
+                io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+                new ProfilerJob.Options(
+                    Fixtures.profiler(
+                        "lake.profiler.rules=[{metric=p99_s, above=499.5}, "
+                            + "{metric=negative_share, above=0}]"),
+                    day))
             .run();
     assertThat(loud.alerted()).isTrue();
     assertThat(table(tables, "alerts"))
@@ -310,27 +321,25 @@ class ProfileJobTest extends SparkTestBase {
     // the window of the last 4 batches holds 4 drops of 400 input rows: no alert at 5 / 1.5%
     assertThat(
             new ProfileJob(
-                    spark,
-                    Fixtures.profiler(
-                        "lake.profiler.drop-window-batches=4",
-                        "lake.profiler.drop-max-count=5",
-                        "lake.profiler.drop-max-share=0.015"),
-                    tables,
-                    day,
-                    CLOCK)
+                    io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+                    new ProfilerJob.Options(
+                        Fixtures.profiler(
+                            "lake.profiler.drop-window-batches=4",
+                            "lake.profiler.drop-max-count=5",
+                            "lake.profiler.drop-max-share=0.015"),
+                        day))
                 .run()
                 .alerts())
         .isEmpty();
     ProfileJob.Result r =
         new ProfileJob(
-                spark,
-                Fixtures.profiler(
-                    "lake.profiler.drop-window-batches=5",
-                    "lake.profiler.drop-max-count=53",
-                    "lake.profiler.drop-max-share=0.1"),
-                tables,
-                day,
-                CLOCK)
+                io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+                new ProfilerJob.Options(
+                    Fixtures.profiler(
+                        "lake.profiler.drop-window-batches=5",
+                        "lake.profiler.drop-max-count=53",
+                        "lake.profiler.drop-max-share=0.1"),
+                    day))
             .run();
     assertThat(r.alerts())
         .extracting(

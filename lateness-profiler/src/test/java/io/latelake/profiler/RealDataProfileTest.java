@@ -99,7 +99,11 @@ class RealDataProfileTest extends SparkTestBase {
     long t0 = System.nanoTime();
     long plain = ProfileJob.readLateness(spark, tables, range, cfg.dedupHorizon()).count();
     long countNanos = System.nanoTime() - t0;
-    ProfileJob.Result r = new ProfileJob(spark, cfg, tables, range, CLOCK).run();
+    ProfileJob.Result r =
+        new ProfileJob(
+                io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+                new ProfilerJob.Options(cfg, range))
+            .run();
     long t1 = System.nanoTime();
     ProfileJob.readLateness(spark, tables, range, cfg.dedupHorizon()).count();
     long countAfterNanos = System.nanoTime() - t1;
@@ -190,7 +194,13 @@ class RealDataProfileTest extends SparkTestBase {
             ref.get("share_behind_watermark_in_arrival_order").get("0.1s").asDouble(),
             org.assertj.core.data.Offset.offset(0.0005));
     assertThat(day.<Long>getAs("behind_watermark_count")).isEqualTo(3373L);
-    assertThat(new ReportJob(spark, cfg, tables, range, CLOCK).run().charts()).hasSize(3);
+    assertThat(
+            new ReportJob(
+                    io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+                    new ProfilerJob.Options(cfg, range))
+                .run()
+                .charts())
+        .hasSize(3);
     write();
   }
 
@@ -231,7 +241,13 @@ class RealDataProfileTest extends SparkTestBase {
         .isCloseTo(
             ref.get("share_behind_watermark_in_arrival_order").get("86400s").asDouble(),
             org.assertj.core.data.Offset.offset(0.0005));
-    assertThat(new ReportJob(spark, cfg, tables, range, CLOCK).run().charts()).hasSize(3);
+    assertThat(
+            new ReportJob(
+                    io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+                    new ProfilerJob.Options(cfg, range))
+                .run()
+                .charts())
+        .hasSize(3);
 
     List<Duration> ages =
         List.of(

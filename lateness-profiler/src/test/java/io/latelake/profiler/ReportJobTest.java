@@ -104,15 +104,27 @@ class ReportJobTest extends SparkTestBase {
             "lake.correction.horizon=10 minutes");
     DayRange range = DayRange.parse("2024-05-14..2024-05-16");
 
-    assertThatThrownBy(() -> new ReportJob(spark, cfg, tables, range, CLOCK).run())
+    assertThatThrownBy(
+            () ->
+                new ReportJob(
+                        io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+                        new ProfilerJob.Options(cfg, range))
+                    .run())
         .isInstanceOf(LatelakeException.class)
         .hasMessage(
             "Cannot write the lateness report: no table at '"
                 + dir
                 + "/monitoring/lateness_stats'; run `latelake profile` first");
 
-    new ProfileJob(spark, cfg, tables, range, CLOCK).run();
-    ReportJob.Result r = new ReportJob(spark, cfg, tables, range, CLOCK).run();
+    new ProfileJob(
+            io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+            new ProfilerJob.Options(cfg, range))
+        .run();
+    ReportJob.Result r =
+        new ReportJob(
+                io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+                new ProfilerJob.Options(cfg, range))
+            .run();
     assertThat(r.sources()).containsExactly("app", "web <&>");
     assertThat(r.charts())
         .extracting(p -> p.getFileName().toString())

@@ -1,0 +1,174 @@
+package io.latelake.correction.audit;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+
+import io.latelake.core.ExitCode;
+import io.latelake.core.job.ActionResult;
+import io.latelake.core.job.JobContext;
+import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.time.DayRange;
+import io.latelake.correction.shared.CorrectionAction;
+import io.latelake.correction.shared.CorrectionTables;
+import io.latelake.correction.shared.Corrections;
+import io.latelake.correction.shared.Drift;
+import io.latelake.correction.shared.LakeReads;
+import io.latelake.correction.shared.RangeSpec;
+import io.latelake.correction.shared.Recompute;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Optional;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Recompute audit: recomputes every closed gold window ({@code window_end <=} the stream's last
+ * watermark) whose start falls in a range of UTC event dates from bronze (valid rows, exact dedup
+ * over every copy within {@code lake.correction.dedup-horizon}, the same recompute as {@code
+ * correct}) and compares it with what {@code gold.<metric>} publishes. Each difference becomes a
+ * row of {@code monitoring.recompute_audit} (see {@link CorrectionTables}); those whose largest
+ * absolute measure difference exceeds {@code lake.correction.audit-tolerance} count as beyond
+ * tolerance (the command then exits 3). Reads only; gold is never changed.
+ */
+public final class AuditJob extends CorrectionAction<RangeSpec, AuditJob.Result> {
+  private static final Logger LOG = LoggerFactory.getLogger(AuditJob.class);
+
+  /**
+   * @param differences windows whose published and recomputed values differ
+   * @param beyondTolerance of those, differing by more than the tolerance
+   */
+  public record MetricResult(
+      String metric, Instant watermark, long differences, long beyondTolerance) {}
+
+  public record Result(String runId, List<MetricResult> metrics) implements ActionResult {
+    /**
+     * @return windows beyond tolerance over all metrics
+     */
+    public long beyondTolerance() {
+      return metrics.stream().mapToLong(MetricResult::beyondTolerance).sum();
+    }
+
+    public long differences() {
+      return metrics.stream().mapToLong(MetricResult::differences).sum();
+    }
+
+    /** Per metric: windows that differ from the recompute, and of those beyond tolerance. */
+    @Override
+    public void report(io.latelake.core.metrics.RunFigures figures) {
+      for (MetricResult m : metrics) {
+        figures.gauge(
+            "latelake_audit_differences",
+            "Closed gold windows whose published values differ from a recompute from bronze.",
+            m.differences(),
+            "metric",
+            m.metric());
+        figures.gauge(
+            "latelake_audit_beyond_tolerance",
+            "Of those, windows differing by more than lake.correction.audit-tolerance.",
+            m.beyondTolerance(),
+            "metric",
+            m.metric());
+      }
+    }
+
+    @Override
+    public String summary() {
+      return metrics.toString();
+    }
+
+    /**
+     * @return {@link ExitCode#AUDIT_DIFFERENCES} (3) when a difference is beyond tolerance
+     */
+    @Override
+    public ExitCode exitCode() {
+      return beyondTolerance() > 0 ? ExitCode.AUDIT_DIFFERENCES : ExitCode.OK;
+    }
+  }
+
+  public AuditJob(JobContext context, RangeSpec spec) {
+    super("audit", context, spec, spec.config());
+  }
+
+  /**
+   * @throws io.latelake.core.config.LakeConfigException (exit 2) when a table is missing
+   */
+  @Override
+  public Result run() {
+    requireBronze("audit");
+    requireGold("audit", options.metrics());
+    return new Result(
+        runId(),
+        options.metrics().stream()
+            .map(m -> step("audit " + m.name(), () -> audit(m, runId(), startedAt())))
+            .toList());
+  }
+
+  private MetricResult audit(MetricSpec metric, String runId, Timestamp at) {
+    Optional<Instant> wm = LakeReads.lastWatermark(spark, registry, metric);
+    DayRange range = options.range();
+    if (wm.isEmpty()) {
+      LOG.info(
+          "audit {}: the gold stream reported no watermark yet: no closed window", metric.name());
+      return new MetricResult(metric.name(), null, 0, 0);
+    }
+    Instant from = range.from().atStartOfDay(ZoneOffset.UTC).toInstant();
+    Instant to = range.to().plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant();
+    Timestamp closedBy = Timestamp.from(wm.get());
+    Instant end = to.plus(metric.window());
+    Dataset<Row> bronze =
+        LakeReads.bronzeAround(
+            spark,
+            registry.bronzeEvents(),
+            java.util.OptionalLong.empty(),
+            from,
+            end,
+            config.dedupHorizon());
+    Dataset<Row> recomputed =
+        inRange(Recompute.gold(bronze, metric, from, end), from, to, closedBy);
+    Dataset<Row> published =
+        inRange(
+            spark.read().format("delta").load(registry.gold(metric.name())), from, to, closedBy);
+    List<Row> diffs = Corrections.diff(recomputed, published, metric).collectAsList();
+    long beyond = 0;
+    if (!diffs.isEmpty()) {
+      Dataset<Row> d =
+          spark.createDataFrame(diffs, Corrections.diff(recomputed, published, metric).schema());
+      Drift.record(spark, tables, metric, d, runId, "audit", at, config);
+      beyond =
+          spark
+              .read()
+              .format("delta")
+              .load(tables.audit())
+              .filter(
+                  col("run_id")
+                      .equalTo(runId)
+                      .and(col("metric").equalTo(metric.name()))
+                      .and(col("beyond_tolerance")))
+              .count();
+    }
+    LOG.info(
+        "audit {}: closed windows up to watermark {} starting {}..{}: {} differences, {} "
+            + "beyond tolerance {}",
+        metric.name(),
+        wm.get(),
+        range.from(),
+        range.to(),
+        diffs.size(),
+        beyond,
+        config.auditTolerance());
+    return new MetricResult(metric.name(), wm.get(), diffs.size(), beyond);
+  }
+
+  private static Dataset<Row> inRange(
+      Dataset<Row> gold, Instant from, Instant to, Timestamp closedBy) {
+    return gold.filter(
+        col("window_start")
+            .geq(lit(Timestamp.from(from)))
+            .and(col("window_start").lt(lit(Timestamp.from(to))))
+            .and(col("window_end").leq(lit(closedBy))));
+  }
+}

@@ -1,0 +1,68 @@
+package io.latelake.correction.correct;
+
+import static org.apache.spark.sql.functions.broadcast;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+
+import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.table.TableRegistry;
+import io.latelake.correction.shared.Corrections;
+import io.latelake.correction.shared.LakeReads;
+import io.latelake.correction.shared.Recompute;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.OptionalLong;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/** The corrections of a plan's closed windows: recomputed from bronze vs published in gold. */
+final class WindowDiff {
+  private WindowDiff() {}
+
+  /**
+   * Both sides are read at fixed versions, so the result is the same however often it is evaluated
+   * (it is not collected to the driver): bronze at {@code bronzeVersion}, read around the closed
+   * windows by the dedup horizon ({@link LakeReads#bronzeAround}), gold at {@code goldVersion}.
+   *
+   * @return corrections ({@link Corrections#diff} schema) of the closed windows
+   */
+  static Dataset<Row> corrections(
+      SparkSession spark,
+      TableRegistry reg,
+      MetricSpec metric,
+      WindowPlanner.Plan plan,
+      long bronzeVersion,
+      long goldVersion,
+      Duration dedupHorizon) {
+    Dataset<Row> starts =
+        spark.createDataFrame(
+            plan.closed().stream().map(i -> RowFactory.create(Timestamp.from(i))).toList(),
+            new StructType().add("window_start", DataTypes.TimestampType));
+    Dataset<Row> bronze =
+        LakeReads.bronzeAround(
+            spark,
+            reg.bronzeEvents(),
+            OptionalLong.of(bronzeVersion),
+            plan.start(),
+            plan.end(),
+            dedupHorizon);
+    Dataset<Row> recomputed =
+        Recompute.goldOfWindows(bronze, metric, starts, plan.start(), plan.end());
+    Dataset<Row> published =
+        spark
+            .read()
+            .format("delta")
+            .option("versionAsOf", goldVersion)
+            .load(reg.gold(metric.name()))
+            .filter(
+                col("window_start")
+                    .geq(lit(Timestamp.from(plan.start())))
+                    .and(col("window_start").lt(lit(Timestamp.from(plan.end())))))
+            .join(broadcast(starts), "window_start");
+    return Corrections.diff(recomputed, published, metric);
+  }
+}

@@ -1,0 +1,65 @@
+package io.latelake.correction.correct;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * Pure planning of a {@code correct} run for one metric, without I/O: which touched windows are
+ * closed (recomputed now) and which are still open (deferred to a later run).
+ */
+public final class WindowPlanner {
+  private WindowPlanner() {}
+
+  /**
+   * @param closed window starts (UTC) with {@code window_end <= watermark}, ascending
+   * @param deferred window starts still open (all of them when there is no watermark), ascending:
+   *     kept in {@code monitoring.correction_state} for a later run
+   * @param end the last closed window's end (UTC), the exclusive end of the recompute; null when
+   *     nothing is closed
+   */
+  public record Plan(List<Instant> closed, List<Instant> deferred, Instant end) {
+    /**
+     * @return the first closed window's start (UTC), the start of the recompute
+     */
+    public Instant start() {
+      return closed.get(0);
+    }
+
+    /**
+     * @return the number of touched windows, closed and deferred
+     */
+    public int touched() {
+      return closed.size() + deferred.size();
+    }
+  }
+
+  /**
+   * A window is closed when {@code window_start + window <= watermark} (inclusive, as Spark evicts
+   * state: a row exactly at the watermark is late), so the stream and the correction never write
+   * the same window.
+   *
+   * @param touched window starts touched by new bronze rows or deferred by earlier runs (any order,
+   *     duplicates allowed)
+   * @param window the metric's window length
+   * @param watermark the gold stream's last watermark (UTC); empty: nothing is closed
+   */
+  public static Plan plan(
+      Collection<Instant> touched, Duration window, Optional<Instant> watermark) {
+    List<Instant> closed = new ArrayList<>();
+    List<Instant> deferred = new ArrayList<>();
+    for (Instant start : new TreeSet<>(touched)) {
+      if (watermark.isPresent() && !start.plus(window).isAfter(watermark.get())) {
+        closed.add(start);
+      } else {
+        deferred.add(start);
+      }
+    }
+    Instant end = closed.isEmpty() ? null : closed.get(closed.size() - 1).plus(window);
+    return new Plan(List.copyOf(closed), List.copyOf(deferred), end);
+  }
+}

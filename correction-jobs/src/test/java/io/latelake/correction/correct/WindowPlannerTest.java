@@ -1,0 +1,61 @@
+package io.latelake.correction.correct;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The closed/deferred split of correct, without Spark. */
+class WindowPlannerTest {
+  static final Duration FIVE = Duration.ofMinutes(5);
+
+  static Instant t(String hhmm) {
+    return Instant.parse("2024-05-14T" + hhmm + ":00Z");
+  }
+
+  @Test
+  void aWindowEndingExactlyAtTheWatermarkIsClosedOneEndingAfterItIsDeferred() {
+    WindowPlanner.Plan p =
+        WindowPlanner.plan(
+            List.of(t("10:15"), t("10:00"), t("10:10"), t("10:00")), FIVE, Optional.of(t("10:15")));
+
+    assertThat(p.closed()).containsExactly(t("10:00"), t("10:10"));
+    assertThat(p.deferred()).containsExactly(t("10:15"));
+    assertThat(p.start()).isEqualTo(t("10:00"));
+    assertThat(p.end()).isEqualTo(t("10:15"));
+    assertThat(p.touched()).isEqualTo(3);
+  }
+
+  @Test
+  void withoutAWatermarkEveryWindowIsDeferred() {
+    WindowPlanner.Plan p =
+        WindowPlanner.plan(List.of(t("10:05"), t("10:00")), FIVE, Optional.empty());
+
+    assertThat(p.closed()).isEmpty();
+    assertThat(p.deferred()).containsExactly(t("10:00"), t("10:05"));
+    assertThat(p.end()).isNull();
+  }
+
+  @Test
+  void nothingTouchedPlansNothing() {
+    WindowPlanner.Plan p = WindowPlanner.plan(List.of(), FIVE, Optional.of(t("10:00")));
+
+    assertThat(p.closed()).isEmpty();
+    assertThat(p.deferred()).isEmpty();
+    assertThat(p.touched()).isZero();
+  }
+
+  @Test
+  void everyWindowBeforeTheWatermarkIsClosedWhateverItsLength() {
+    WindowPlanner.Plan p =
+        WindowPlanner.plan(
+            List.of(t("09:00"), t("10:00")), Duration.ofHours(1), Optional.of(t("10:59")));
+
+    assertThat(p.closed()).containsExactly(t("09:00"));
+    assertThat(p.deferred()).containsExactly(t("10:00"));
+    assertThat(p.end()).isEqualTo(t("10:00"));
+  }
+}

@@ -1,0 +1,90 @@
+package io.latelake.core.job;
+
+import io.latelake.core.table.TableRegistry;
+import java.sql.Timestamp;
+import java.util.function.Supplier;
+import org.apache.spark.SparkContext;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A batch action, in the manner of Iceberg's Spark actions: built from the run's {@link JobContext}
+ * and its validated options, one {@link #run()} that returns an immutable result record. Each step
+ * runs under a Spark job description ({@code <run id>: <step>}), so the Spark UI shows which step a
+ * job belongs to. The correction path's actions, the profiler's and {@code backfill} are actions.
+ *
+ * @param <O> the validated options
+ * @param <R> the result record: its summary, figures and exit code ({@link ActionResult})
+ */
+public abstract class BatchAction<O, R extends ActionResult> {
+  private static final Logger LOG = LoggerFactory.getLogger(BatchAction.class);
+
+  protected final JobContext context;
+  protected final SparkSession spark;
+  protected final TableRegistry registry;
+  protected final O options;
+  private final String runId;
+
+  /**
+   * @param action the action's name, e.g. {@code correct}: the prefix of its run id
+   * @param options the action's validated options
+   */
+  protected BatchAction(String action, JobContext context, O options) {
+    this.context = context;
+    this.spark = context.spark();
+    this.registry = context.tables();
+    this.options = options;
+    this.runId = context.runId(action);
+  }
+
+  /**
+   * Runs the action once.
+   *
+   * @throws io.latelake.core.config.LakeConfigException (exit 2) when an input table is missing or
+   *     an option does not fit the tables, before anything is written
+   * @throws io.latelake.core.LatelakeException (exit 1) when a step fails
+   */
+  public abstract R run();
+
+  /**
+   * @return this run's id, {@code <action>-<start>-<suffix>} ({@link JobContext#runId})
+   */
+  public final String runId() {
+    return runId;
+  }
+
+  /**
+   * @return the run's start (UTC, microseconds) as a Spark timestamp
+   */
+  protected final Timestamp startedAt() {
+    return Timestamp.from(context.startedAt());
+  }
+
+  /**
+   * Runs {@code body} with the Spark job description {@code <run id>: <description>} and logs its
+   * wall-clock time at DEBUG.
+   */
+  protected final <T> T step(String description, Supplier<T> body) {
+    SparkContext sc = spark.sparkContext();
+    String previous = sc.getLocalProperty("spark.job.description");
+    sc.setJobDescription(runId + ": " + description);
+    long start = System.nanoTime();
+    try {
+      return body.get();
+    } finally {
+      sc.setJobDescription(previous);
+      LOG.debug("{}: {} took {} ms", runId, description, (System.nanoTime() - start) / 1_000_000);
+    }
+  }
+
+  /** As {@link #step(String, Supplier)}, for a step without a value. */
+  protected final void perform(String description, Runnable body) {
+    step(
+        description,
+        () -> {
+          body.run();
+          return null;
+        });
+  }
+}
