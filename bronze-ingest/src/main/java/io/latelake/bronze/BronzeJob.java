@@ -39,7 +39,10 @@ public final class BronzeJob extends StreamingJob<BronzeConfig> {
             context.tables().bronzeEvents(),
             new StreamPlan.Append(
                 List.of("ingest_date"), Map.of("mergeSchema", "true"), Optional.of(ownRows())),
-            config.trigger()));
+            config.trigger(),
+            config.source() == BronzeConfig.Source.KAFKA
+                ? List.of(KafkaConnectorFailures.METRICS_NPE)
+                : List.of()));
   }
 
   /**

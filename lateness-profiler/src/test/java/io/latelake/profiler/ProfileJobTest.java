@@ -313,7 +313,7 @@ class ProfileJobTest extends SparkTestBase {
               null));
     }
     spark
-        .createDataFrame(progress, io.latelake.core.streaming.ProgressRecorder.SCHEMA)
+        .createDataFrame(progress, io.latelake.core.streaming.StreamProgressTable.SCHEMA)
         .write()
         .format("delta")
         .save(tables.streamProgress());

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latelake.core.LatelakeException;
-import io.latelake.core.streaming.ProgressRecorder;
+import io.latelake.core.streaming.StreamProgressTable;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
 import io.latelake.core.time.DayRange;
@@ -92,7 +92,7 @@ class ReportJobTest extends SparkTestBase {
               null));
     }
     spark
-        .createDataFrame(progress, ProgressRecorder.SCHEMA)
+        .createDataFrame(progress, StreamProgressTable.SCHEMA)
         .write()
         .format("delta")
         .save(tables.streamProgress());

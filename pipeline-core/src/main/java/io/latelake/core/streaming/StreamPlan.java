@@ -23,6 +23,8 @@ import org.apache.spark.sql.types.StructType;
  * @param outputPath the output Delta table, created when missing
  * @param sink how micro-batches reach the output table
  * @param trigger the query's trigger
+ * @param restartOn the source's known failures after which the query is restarted on its checkpoint
+ *     ({@link RestartableFailure}); empty for most sources
  */
 public record StreamPlan(
     String queryName,
@@ -30,7 +32,19 @@ public record StreamPlan(
     UnaryOperator<Dataset<Row>> transform,
     String outputPath,
     Sink sink,
-    TriggerSpec trigger) {
+    TriggerSpec trigger,
+    List<RestartableFailure> restartOn) {
+
+  /** A plan whose source has no restartable failure. */
+  public StreamPlan(
+      String queryName,
+      Supplier<Dataset<Row>> source,
+      UnaryOperator<Dataset<Row>> transform,
+      String outputPath,
+      Sink sink,
+      TriggerSpec trigger) {
+    this(queryName, source, transform, outputPath, sink, trigger, List.of());
+  }
 
   /** How a stream writes its output table. */
   public sealed interface Sink {

@@ -9,16 +9,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
-import org.apache.hadoop.util.ShutdownHookManager;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.StreamingQueryException;
-import org.apache.spark.sql.streaming.StreamingQueryProgress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,32 +21,15 @@ import org.slf4j.LoggerFactory;
  * Starts a job's streaming queries in one Spark application, records their progress to {@code
  * monitoring.stream_progress} (see {@link ProgressRecorder}), supervises them and returns what each
  * did. Available-now queries end by themselves; processing-time queries run until the process is
- * stopped.
- *
- * <p><b>SIGTERM.</b> A shutdown hook registered with Hadoop's {@link ShutdownHookManager} at
- * priority {@value #SHUTDOWN_HOOK_PRIORITY} (Spark stops its context from the same manager at
- * priority 40 and below, so this hook runs first) waits for the running micro-batch of each query
- * to finish (at most {@link #STOP_GRACE}, 60 s), stops the queries, writes the last progress rows
- * and only then lets Spark stop the session. Nothing is logged at ERROR; the JVM exits with 143
- * (128 + SIGTERM), the exit status every scheduler reads as "terminated on request".
+ * stopped (SIGTERM: {@link GracefulStop}).
  *
  * <p><b>Failures.</b> When a query fails, the others are stopped and {@link LatelakeException}
- * (exit 1) names the query and the reason — with one exception, see {@link #isKafkaMetricsBug}.
+ * (exit 1) names the query and the reason — unless the failure is one its source declares
+ * restartable ({@link RestartableFailure}, e.g. the Kafka connector's metrics failure): then the
+ * query is restarted on its checkpoint.
  */
 public final class StreamRunner {
   private static final Logger LOG = LoggerFactory.getLogger(StreamRunner.class);
-
-  /** Hadoop shutdown hook priority of the graceful stop: above Spark's (40 and below). */
-  public static final int SHUTDOWN_HOOK_PRIORITY = 100;
-
-  /** How long SIGTERM waits for a running micro-batch to finish before interrupting it. */
-  public static final Duration STOP_GRACE = Duration.ofSeconds(60);
-
-  /** Restarts after the Kafka connector's metrics failure, per query and process. */
-  public static final int MAX_CONNECTOR_RESTARTS = 3;
-
-  /** How long the whole graceful stop may take before Hadoop moves on to Spark's hook. */
-  private static final Duration HOOK_TIMEOUT = STOP_GRACE.plusMinutes(3);
 
   private static final Duration POLL = Duration.ofMillis(200);
   private static final Duration LISTENER_WAIT = Duration.ofSeconds(30);
@@ -62,12 +40,25 @@ public final class StreamRunner {
    * @param queryName its name (matches {@code DataStreamWriter.queryName})
    * @param checkpoint its checkpoint folder
    * @param start starts it (called again to restart it on the same checkpoint)
+   * @param restartOn its source's failures after which it is restarted ({@link StreamPlan})
    */
-  public record Start(String queryName, String checkpoint, Supplier<StreamingQuery> start) {}
+  public record Start(
+      String queryName,
+      String checkpoint,
+      Supplier<StreamingQuery> start,
+      List<RestartableFailure> restartOn) {
+    /** A query without restartable failures. */
+    public Start(String queryName, String checkpoint, Supplier<StreamingQuery> start) {
+      this(queryName, checkpoint, start, List.of());
+    }
+  }
 
   private StreamRunner() {}
 
   /**
+   * Runs the queries with a progress recorder of their own, and returns once every progress row is
+   * written.
+   *
    * @param spark the session
    * @param progressTable path of {@code monitoring.stream_progress}
    * @param starts the queries
@@ -76,17 +67,18 @@ public final class StreamRunner {
    */
   public static List<StreamSummary> run(
       SparkSession spark, String progressTable, List<Start> starts) {
-    return run(spark, progressTable, starts, null);
+    Set<String> names = starts.stream().map(Start::queryName).collect(Collectors.toSet());
+    ProgressRecorder recorder = new ProgressRecorder(spark, progressTable, names).start();
+    return run(spark, progressTable, starts, recorder, true);
   }
 
   /**
-   * {@link #run(SparkSession, String, List)} with a progress recorder shared by several runs: it
-   * follows this run's queries while they run, and its rows are written in the background, so rows
-   * of consecutive runs share commits; its owner calls {@link ProgressRecorder#flush()} before
-   * reading {@code monitoring.stream_progress} and closes it. With {@code sharedProgress} null the
-   * run has its own recorder and returns once every row is written.
+   * {@link #run(SparkSession, String, List)} with a progress recorder shared by several runs (the
+   * lock-step fast path): it follows this run's queries while they run, and its rows are written in
+   * the background, so rows of consecutive runs share commits; its owner calls {@link
+   * ProgressRecorder#flush()} before reading {@code monitoring.stream_progress} and closes it.
    *
-   * @param sharedProgress a started recorder writing to {@code progressTable}, or null
+   * @param sharedProgress a started recorder writing to {@code progressTable}
    */
   public static List<StreamSummary> run(
       SparkSession spark,
@@ -94,46 +86,42 @@ public final class StreamRunner {
       List<Start> starts,
       ProgressRecorder sharedProgress) {
     Set<String> names = starts.stream().map(Start::queryName).collect(Collectors.toSet());
-    boolean own = sharedProgress == null;
-    ProgressRecorder recorder =
-        own
-            ? new ProgressRecorder(spark, progressTable, names).start()
-            : sharedProgress.follow(names);
+    return run(spark, progressTable, starts, sharedProgress.follow(names), false);
+  }
+
+  private static List<StreamSummary> run(
+      SparkSession spark,
+      String progressTable,
+      List<Start> starts,
+      ProgressRecorder recorder,
+      boolean own) {
     Map<String, StreamingQuery> queries = new LinkedHashMap<>();
     Map<String, List<StreamingQuery>> runs = new LinkedHashMap<>();
-    AtomicBoolean stopping = new AtomicBoolean();
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runnable hook =
-        () -> {
-          stopping.set(true);
-          try {
-            LOG.info(
-                "Stop requested: stopping {} after their running micro-batch", queries.keySet());
-            List<StreamingQuery> active;
-            synchronized (queries) {
-              active = List.copyOf(queries.values());
-            }
-            stopBetweenBatches(active);
-            for (StreamingQuery q : active) {
-              recorder.awaitTerminated(q.runId(), LISTENER_WAIT);
-            }
-            if (own) {
-              recorder.close();
-            } else {
-              recorder.flush();
-            }
-            LOG.info("Stopped {}; progress recorded in {}", queries.keySet(), progressTable);
-          } catch (RuntimeException e) {
-            LOG.warn("Graceful stop incomplete: {}", e.toString());
-          } finally {
-            stopped.countDown();
-          }
-        };
-    ShutdownHookManager.get()
-        .addShutdownHook(hook, SHUTDOWN_HOOK_PRIORITY, HOOK_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    GracefulStop stop =
+        new GracefulStop(
+            () -> {
+              synchronized (queries) {
+                return List.copyOf(queries.values());
+              }
+            },
+            () -> {
+              List<StreamingQuery> stopped;
+              synchronized (queries) {
+                stopped = List.copyOf(queries.values());
+              }
+              for (StreamingQuery q : stopped) {
+                recorder.awaitTerminated(q.runId(), LISTENER_WAIT);
+              }
+              if (own) {
+                recorder.close();
+              } else {
+                recorder.flush();
+              }
+              LOG.info("Stopped {}; progress recorded in {}", queries.keySet(), progressTable);
+            });
     try {
       for (Start s : starts) {
-        recorder.recordMissing(s.queryName(), s.checkpoint(), ProgressRecorder.RECOVERY_KILLED);
+        recorder.recordMissing(s.queryName(), s.checkpoint(), StreamProgressTable.RECOVERY_KILLED);
         LOG.info("Starting stream {}", s.queryName());
         StreamingQuery q = s.start().get();
         synchronized (queries) {
@@ -141,36 +129,32 @@ public final class StreamRunner {
         }
         runs.computeIfAbsent(s.queryName(), k -> new ArrayList<>()).add(q);
       }
-      supervise(spark, starts, queries, runs, recorder, stopping);
-      if (stopping.get()) {
-        awaitQuietly(stopped);
+      supervise(spark, starts, queries, runs, recorder, stop);
+      if (stop.requested()) {
+        stop.awaitDone();
       }
       List<StreamSummary> out = new ArrayList<>();
       for (Start s : starts) {
-        out.add(summary(s.queryName(), runs.get(s.queryName()), recorder, stopping.get()));
+        out.add(summary(s.queryName(), runs.get(s.queryName()), recorder, stop.requested()));
       }
       return out;
     } catch (RuntimeException e) {
-      if (stopping.get()) {
+      if (stop.requested()) {
         // SIGTERM while starting: the hook stops what runs; nothing failed.
-        awaitQuietly(stopped);
+        stop.awaitDone();
         return starts.stream().map(s -> new StreamSummary(s.queryName(), 0, 0, 0, "")).toList();
       }
       throw e;
     } finally {
-      if (!stopping.get()) {
-        try {
-          ShutdownHookManager.get().removeShutdownHook(hook);
-        } catch (IllegalStateException e) {
-          // shutting down: the hook stops the queries and writes the progress
-        }
+      if (!stop.requested()) {
+        stop.unregister();
         synchronized (queries) {
           queries.values().forEach(StreamRunner::stopQuietly);
         }
         if (own) {
           recorder.close();
         } else {
-          recorder.unfollow(names);
+          recorder.unfollow(starts.stream().map(Start::queryName).collect(Collectors.toSet()));
         }
       }
     }
@@ -182,7 +166,7 @@ public final class StreamRunner {
       Map<String, StreamingQuery> queries,
       Map<String, List<StreamingQuery>> runs,
       ProgressRecorder recorder,
-      AtomicBoolean stopping) {
+      GracefulStop stop) {
     Map<String, Integer> restarts = new HashMap<>();
     Map<String, Start> byName = starts.stream().collect(Collectors.toMap(Start::queryName, s -> s));
     while (true) {
@@ -191,27 +175,28 @@ public final class StreamRunner {
         current = List.copyOf(queries.values());
       }
       // Every ended query is judged before deciding that all have ended: a lone query (bronze,
-      // silver or gold started alone) that fails with the connector bug is restarted here too.
+      // silver or gold started alone) that fails restartably is restarted here too.
       boolean restarted = false;
       for (StreamingQuery q : current) {
-        if (q.isActive() || q.exception().isEmpty() || stopping.get()) {
+        if (q.isActive() || q.exception().isEmpty() || stop.requested()) {
           continue;
         }
         StreamingQueryException e = q.exception().get();
         Start s = byName.get(q.name());
         int n = restarts.getOrDefault(q.name(), 0);
-        if (isKafkaMetricsBug(e) && n < MAX_CONNECTOR_RESTARTS && batchCommitted(spark, s)) {
+        var known = s.restartOn().stream().filter(f -> f.matches().test(e)).findFirst();
+        if (known.isPresent() && n < known.get().maxRestarts() && batchCommitted(spark, s)) {
           restarts.put(q.name(), n + 1);
           LOG.warn(
-              "[{}] Kafka connector failed reporting metrics after micro-batch {} was "
-                  + "committed (known Spark bug, apache/spark issue 55236); restarting the query "
-                  + "from its checkpoint ({} of at most {})",
+              "[{}] {} after micro-batch {}; restarting the query from its checkpoint ({} of at "
+                  + "most {})",
               q.name(),
+              known.get().description(),
               new Checkpoints(spark, s.checkpoint()).lastCommitted().orElse(-1),
               n + 1,
-              MAX_CONNECTOR_RESTARTS);
+              known.get().maxRestarts());
           recorder.awaitTerminated(q.runId(), LISTENER_WAIT);
-          recorder.recordMissing(q.name(), s.checkpoint(), ProgressRecorder.RECOVERY_KAFKA_METRICS);
+          recorder.recordMissing(q.name(), s.checkpoint(), known.get().recovery());
           StreamingQuery again = s.start().get();
           synchronized (queries) {
             queries.put(q.name(), again);
@@ -219,7 +204,7 @@ public final class StreamRunner {
           runs.get(q.name()).add(again);
           restarted = true;
         } else {
-          failed(q, queries, stopping);
+          failed(q, queries, stop);
         }
       }
       if (!restarted && current.stream().noneMatch(StreamingQuery::isActive)) {
@@ -235,7 +220,7 @@ public final class StreamRunner {
   }
 
   private static void failed(
-      StreamingQuery q, Map<String, StreamingQuery> queries, AtomicBoolean stopping) {
+      StreamingQuery q, Map<String, StreamingQuery> queries, GracefulStop stop) {
     StreamingQueryException e = q.exception().get();
     List<String> others;
     synchronized (queries) {
@@ -246,7 +231,7 @@ public final class StreamRunner {
               .toList();
       queries.values().stream().filter(o -> o != q).forEach(StreamRunner::stopQuietly);
     }
-    if (stopping.get()) {
+    if (stop.requested()) {
       return;
     }
     String reason = rootMessage(e);
@@ -272,84 +257,10 @@ public final class StreamRunner {
     return t == e ? own : own + " (cause: " + t + ")";
   }
 
-  /**
-   * The Kafka connector of Spark 4.1.1 to 4.2.0 fails with a {@link NullPointerException} in {@code
-   * KafkaMicroBatchStream$.metrics} when it reports progress for a micro-batch it replayed from the
-   * offset log after a crash: replaying does not call {@code latestOffset()}, which sets the field
-   * {@code metrics} reads (apache/spark issue 55236; fixed by pull requests 56526 / 58133, not yet
-   * in a served release). The failure comes after the micro-batch was committed, so restarting the
-   * query on its checkpoint continues with the next micro-batch and the failure does not recur. We
-   * restart rather than prevent the call: preventing it would mean patching the connector, or
-   * dropping the planned micro-batch from the offset log so Spark plans it afresh — and the Delta
-   * sink, idempotent per batch id, would then skip a re-planned batch with other offsets and lose
-   * records. Remove this (and {@code kafka-metrics-npe}) once a connector with the fix is served.
-   *
-   * @return true when {@code e} is exactly that failure
-   */
-  static boolean isKafkaMetricsBug(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof NullPointerException) {
-        for (StackTraceElement f : t.getStackTrace()) {
-          if (f.getClassName().equals("org.apache.spark.sql.kafka010.KafkaMicroBatchStream$")
-              && f.getMethodName().equals("metrics")) {
-            return true;
-          }
-        }
-      }
-    }
-    return false;
-  }
-
   private static boolean batchCommitted(SparkSession spark, Start s) {
     Checkpoints cp = new Checkpoints(spark, s.checkpoint());
     var planned = cp.lastPlanned();
     return planned.isPresent() && cp.lastCommitted().equals(planned);
-  }
-
-  /**
-   * Stops each query as soon as it is between two micro-batches, or as soon as the micro-batch it
-   * was running when the stop came has completed: a query whose micro-batches run back to back
-   * (each longer than its trigger interval) is never seen idle, so it is stopped right after that
-   * micro-batch, interrupting the next one at its start (that one is replayed on the next start).
-   * After {@link #STOP_GRACE} the rest are stopped mid-batch.
-   */
-  private static void stopBetweenBatches(List<StreamingQuery> queries) {
-    List<StreamingQuery> left = new ArrayList<>(queries);
-    java.util.Map<StreamingQuery, Long> running = new java.util.IdentityHashMap<>();
-    for (StreamingQuery q : queries) {
-      running.put(q, lastBatchId(q));
-    }
-    long deadline = System.nanoTime() + STOP_GRACE.toNanos();
-    while (!left.isEmpty() && System.nanoTime() < deadline) {
-      for (var it = left.iterator(); it.hasNext(); ) {
-        StreamingQuery q = it.next();
-        if (!q.isActive() || !q.status().isTriggerActive()) {
-          stopQuietly(q);
-          it.remove();
-        } else if (lastBatchId(q) > running.get(q)) {
-          quietInterruptedWriters();
-          stopQuietly(q);
-          it.remove();
-        }
-      }
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
-    }
-    if (!left.isEmpty()) {
-      quietInterruptedWriters();
-    }
-    for (StreamingQuery q : left) {
-      LOG.info(
-          "[{}] still in a micro-batch after {} s: stopping it now; the micro-batch is "
-              + "replayed on the next start",
-          q.name(),
-          STOP_GRACE.toSeconds());
-      stopQuietly(q);
-    }
   }
 
   private static StreamSummary summary(
@@ -382,44 +293,7 @@ public final class StreamRunner {
     return new StreamSummary(name, batches, input, dropped, watermark);
   }
 
-  private static void awaitQuietly(CountDownLatch latch) {
-    try {
-      latch.await(HOOK_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /**
-   * A micro-batch that the stop interrupts makes Spark's and Delta's file writers log "Aborting
-   * job" at ERROR with an {@code InterruptedException}, and Spark's broadcast "Store broadcast ...
-   * fail" when the interrupt comes while it stores a broadcast, although nothing failed: the batch
-   * was not committed and is replayed on the next start. The JVM is shutting down, so these loggers
-   * are silenced for the rest of its life; a real write failure before this point still fails the
-   * query and is reported by {@link #run}.
-   */
-  private static void quietInterruptedWriters() {
-    for (String logger :
-        List.of(
-            "org.apache.spark.broadcast.TorrentBroadcast",
-            "org.apache.spark.sql.delta.files.DeltaFileFormatWriter",
-            "org.apache.spark.sql.execution.datasources.FileFormatWriter",
-            "org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution",
-            "org.apache.spark.sql.execution.streaming.MicroBatchExecution")) {
-      org.apache.logging.log4j.core.config.Configurator.setLevel(
-          logger, org.apache.logging.log4j.Level.OFF);
-    }
-  }
-
-  /**
-   * @return the id of the query's last completed micro-batch, -1 before the first
-   */
-  private static long lastBatchId(StreamingQuery q) {
-    StreamingQueryProgress p = q.lastProgress();
-    return p == null ? -1 : p.batchId();
-  }
-
-  private static void stopQuietly(StreamingQuery q) {
+  static void stopQuietly(StreamingQuery q) {
     try {
       q.stop();
     } catch (Exception e) {

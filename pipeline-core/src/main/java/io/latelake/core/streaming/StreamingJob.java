@@ -94,19 +94,21 @@ public abstract class StreamingJob<C> {
    * @throws LatelakeException when a stream fails (exit 1) or a checkpoint is missing (exit 2)
    */
   public final Result run() {
-    return run(null);
+    return logged(StreamRunner.run(context.spark(), context.tables().streamProgress(), starts()));
   }
 
   /**
-   * {@link #run()} with the progress rows recorded by {@code sharedProgress} (a recorder that
-   * several runs share and whose owner flushes and closes it, see {@link StreamRunner#run(
-   * SparkSession, String, List, ProgressRecorder)}); null gives the run its own recorder, which it
-   * flushes before returning.
+   * {@link #run()} with the progress rows recorded by {@code sharedProgress}: a recorder that
+   * several runs share and whose owner flushes and closes it (see {@link StreamRunner#run(
+   * SparkSession, String, List, ProgressRecorder)}).
    */
   public final Result run(ProgressRecorder sharedProgress) {
-    List<StreamSummary> out =
+    return logged(
         StreamRunner.run(
-            context.spark(), context.tables().streamProgress(), starts(), sharedProgress);
+            context.spark(), context.tables().streamProgress(), starts(), sharedProgress));
+  }
+
+  private static Result logged(List<StreamSummary> out) {
     for (StreamSummary s : out) {
       LOG.info(
           "{} done: {} micro-batches, {} rows read, {} dropped by the watermark",
@@ -184,7 +186,8 @@ public abstract class StreamingJob<C> {
           sink instanceof StreamPlan.Merge m ? m.tableProperties() : Map.of());
       checkOutput(p, tableSchema);
     }
-    return new StreamRunner.Start(p.queryName(), checkpoint, () -> start(out, p, checkpoint));
+    return new StreamRunner.Start(
+        p.queryName(), checkpoint, () -> start(out, p, checkpoint), p.restartOn());
   }
 
   private static StreamingQuery start(Dataset<Row> out, StreamPlan p, String checkpoint) {

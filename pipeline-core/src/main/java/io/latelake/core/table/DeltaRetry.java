@@ -56,23 +56,56 @@ public final class DeltaRetry {
               ExitCode.RUNTIME_FAILURE,
               e);
         }
-        LOG.warn(
-            "{}: concurrent Delta commit ({}), attempt {}/{}, retrying in {} ms",
-            label,
-            e.getClass().getSimpleName(),
-            attempt,
-            maxAttempts,
-            wait);
-        try {
-          Thread.sleep(wait);
-        } catch (InterruptedException ie) {
-          Thread.currentThread().interrupt();
-          throw new LatelakeException(
-              "Interrupted while retrying " + label, ExitCode.RUNTIME_FAILURE, ie);
-        }
-        wait *= 2;
+        wait = pause(label, "concurrent Delta commit", e, attempt, maxAttempts, wait);
       }
     }
+  }
+
+  /**
+   * As {@link #run(String, int, Duration, Supplier)}, retrying every failure, not only conflicts:
+   * for a write whose failure may be transient (storage, a lost executor) and that the caller makes
+   * idempotent (e.g. it drops on a retry what an earlier attempt committed before failing).
+   *
+   * @throws LatelakeException (exit code 1) when every attempt failed, with the last failure as its
+   *     cause
+   */
+  public static <T> T runRetryingAny(
+      String label, int maxAttempts, Duration backoff, Supplier<T> action) {
+    long wait = Math.max(1, backoff.toMillis());
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return action.get();
+      } catch (Exception e) { // Spark's SparkException is checked in Java but thrown anyway
+        if (attempt >= maxAttempts) {
+          throw new LatelakeException(
+              "Cannot write " + label + ": failed " + attempt + " times: " + e.getMessage(),
+              ExitCode.RUNTIME_FAILURE,
+              e);
+        }
+        wait = pause(label, "failed", e, attempt, maxAttempts, wait);
+      }
+    }
+  }
+
+  /** Logs the retry, waits {@code wait} ms and returns the next wait (doubled). */
+  private static long pause(
+      String label, String what, Exception e, int attempt, int maxAttempts, long wait) {
+    LOG.warn(
+        "{}: {} ({}), attempt {}/{}, retrying in {} ms",
+        label,
+        what,
+        e.getClass().getSimpleName(),
+        attempt,
+        maxAttempts,
+        wait);
+    try {
+      Thread.sleep(wait);
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      throw new LatelakeException(
+          "Interrupted while retrying " + label, ExitCode.RUNTIME_FAILURE, ie);
+    }
+    return wait * 2;
   }
 
   /**

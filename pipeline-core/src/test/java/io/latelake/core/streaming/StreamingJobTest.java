@@ -206,7 +206,7 @@ class StreamingJobTest extends SparkTestBase {
       spark
           .createDataFrame(
               List.of(progress(x, 0), progress(x, 1), progress(x, 2), progress(y, 1)),
-              ProgressRecorder.SCHEMA)
+              StreamProgressTable.SCHEMA)
           .write()
           .format("delta")
           .mode("append")
@@ -224,7 +224,7 @@ class StreamingJobTest extends SparkTestBase {
 
   /** A stream_progress row of query {@code id}, micro-batch {@code batch}, figures left null. */
   private static Row progress(UUID id, long batch) {
-    Object[] cells = new Object[ProgressRecorder.SCHEMA.size()];
+    Object[] cells = new Object[StreamProgressTable.SCHEMA.size()];
     cells[0] = "q";
     cells[1] = id.toString();
     cells[3] = batch;
