@@ -27,6 +27,9 @@ public record GoldConfig(
     EventSchema event,
     SourceWatermarks sources) {
 
+  /** Config key of the gold streams' watermark delay. */
+  public static final String WATERMARK_DELAY_KEY = "lake.gold.watermark-delay";
+
   /**
    * @throws io.latelake.core.config.LakeConfigException naming the first bad key and value (see
    *     {@link Metrics#fromConfig})

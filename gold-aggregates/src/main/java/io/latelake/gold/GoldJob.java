@@ -48,15 +48,11 @@ public final class GoldJob extends StreamingJob<GoldConfig> {
   protected void checkOutput(StreamPlan plan, org.apache.spark.sql.types.StructType tableSchema) {
     for (MetricSpec metric : config.metrics()) {
       if (metric.queryName().equals(plan.queryName())) {
-        MetricDefinitionGuard.check(
-            context.spark(), plan.outputPath(), metric, config.watermarkDelay(), tableSchema);
+        MetricDefinitionGuard.check(context.spark(), plan.outputPath(), metric, tableSchema);
       }
     }
-    SourceInputs.check(
-        context.spark(),
-        context.tables().checkpoint(plan.queryName()),
-        plan.queryName(),
-        config.sources().listed());
+    checkWatermarks(
+        plan, GoldConfig.WATERMARK_DELAY_KEY, config.watermarkDelay(), config.sources());
   }
 
   /**
@@ -64,6 +60,7 @@ public final class GoldJob extends StreamingJob<GoldConfig> {
    * MetricAggregation, SourceInputs).
    */
   Dataset<Row> transform(Dataset<Row> silver, MetricSpec metric) {
-    return MetricAggregation.aggregate(silver, metric, config.watermarkDelay(), config.sources());
+    return MetricAggregation.aggregate(
+        SourceInputs.watermarked(silver, config.watermarkDelay(), config.sources(), null), metric);
   }
 }

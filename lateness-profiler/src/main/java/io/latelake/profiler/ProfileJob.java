@@ -5,6 +5,7 @@ import static org.apache.spark.sql.functions.lit;
 
 import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
+import io.latelake.core.event.BronzeRows;
 import io.latelake.core.job.ActionResult;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.metrics.RunFigures;
@@ -41,10 +42,9 @@ import org.slf4j.LoggerFactory;
  * (their enqueued time is the producer's clock).
  *
  * <p><b>What is read.</b> Bronze rows whose UTC {@code to_date(enqueued_time)} lies in the range.
- * Bronze is partitioned by {@code ingest_date}; the read carries the partition filter {@code
- * ingest_date >= from − 1 day} (a record is ingested after it arrived; one day of slack for clock
- * differences) widened by the id horizon for the dedup, so older partitions are pruned, never
- * listed or read.
+ * Bronze is partitioned by {@code ingest_date}; the read carries the partition filter of {@link
+ * BronzeRows#ingestDateFrom} for {@code from}, widened by the id horizon for the dedup, so older
+ * partitions are pruned, never listed or read.
  */
 public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
   private static final Logger LOG = LoggerFactory.getLogger(ProfileJob.class);
@@ -130,18 +130,15 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
           ExitCode.USAGE);
     }
     long horizonDays = (dedupHorizon.toSeconds() + 86_399) / 86_400;
-    java.time.LocalDate first = range.from().minusDays(1);
     Dataset<Row> bronze =
         spark
             .read()
             .format("delta")
             .load(path)
-            .filter(
-                col("ingest_date").geq(lit(java.sql.Date.valueOf(first.minusDays(horizonDays)))));
+            .filter(BronzeRows.ingestDateFrom(range.from().minusDays(horizonDays)));
     return LatenessStats.arrivals(bronze)
         .filter(
-            col("ingest_date")
-                .geq(lit(java.sql.Date.valueOf(first)))
+            BronzeRows.ingestDateFrom(range.from())
                 .and(col("arrival_day").geq(lit(java.sql.Date.valueOf(range.from()))))
                 .and(col("arrival_day").leq(lit(java.sql.Date.valueOf(range.to())))));
   }
@@ -246,7 +243,7 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
           .save(registry.monitoring("alerts"));
     }
     LOG.debug("alerts took {} ms", (System.nanoTime() - alertsStarted) / 1_000_000);
-    log(statsRows, adviceRows, alertRows);
+    ProfileLog.log(statsRows, adviceRows, alertRows);
     return new Result(
         range, statsRows, adviceRows, alertRows, Duration.ofNanos(System.nanoTime() - started));
   }
@@ -257,57 +254,6 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
       return body.get();
     } finally {
       LOG.debug("{} took {} ms", what, (System.nanoTime() - started) / 1_000_000);
-    }
-  }
-
-  private void log(List<Row> stats, List<Row> advice, List<Row> alerts) {
-    for (Row r : stats) {
-      LOG.info(
-          "lateness {} {}: n={} p50={} s p95={} s p99={} s max={} s skew share={} "
-              + "beyond watermark={} ({})",
-          r.getAs("source"),
-          r.getAs("arrival_day"),
-          r.getAs("n"),
-          r.getAs("p50_s"),
-          r.getAs("p95_s"),
-          r.getAs("p99_s"),
-          r.getAs("max_s"),
-          r.getAs("negative_share"),
-          r.getAs("beyond_watermark_count"),
-          r.getAs("clock_basis"));
-      long createTime = r.getAs("create_time_count");
-      if (createTime > 0) {
-        LOG.warn(
-            "lateness {} {}: {} events carry Kafka CreateTime timestamps (the producer's "
-                + "clock, not arrival): counted apart, left out of the figures",
-            r.getAs("source"),
-            r.getAs("arrival_day"),
-            createTime);
-      }
-      long redeliveries = r.getAs("redelivery_count");
-      if (redeliveries > 0) {
-        LOG.info(
-            "lateness {} {}: {} redelivered copies ({} of received rows) counted apart, "
-                + "not as events",
-            r.getAs("source"),
-            r.getAs("arrival_day"),
-            redeliveries,
-            r.getAs("redelivery_share"));
-      }
-    }
-    for (Row r : advice) {
-      LOG.info(
-          "advice {} {} coverage {}: delay {} s; configured {} s leaves {} events ({}) " + "beyond",
-          r.getAs("source"),
-          r.getAs("kind"),
-          r.getAs("coverage"),
-          r.getAs("advised_delay_s"),
-          r.getAs("configured_delay_s"),
-          r.getAs("configured_beyond_count"),
-          r.getAs("configured_beyond_share"));
-    }
-    for (Row r : alerts) {
-      LOG.warn("ALERT {}: {}", r.getAs("rule"), r.getAs("message"));
     }
   }
 }

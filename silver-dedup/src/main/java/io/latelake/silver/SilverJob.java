@@ -1,10 +1,8 @@
 package io.latelake.silver;
 
 import io.latelake.core.job.JobContext;
-import io.latelake.core.streaming.SourceInputs;
 import io.latelake.core.streaming.StreamPlan;
 import io.latelake.core.streaming.StreamingJob;
-import io.latelake.core.streaming.WatermarkDelays;
 import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -34,17 +32,7 @@ public final class SilverJob extends StreamingJob<SilverConfig> {
 
   @Override
   protected void checkOutput(StreamPlan plan, org.apache.spark.sql.types.StructType tableSchema) {
-    WatermarkDelays.check(
-        context.spark(),
-        plan.outputPath(),
-        SilverConfig.QUERY_NAME,
-        "lake.silver.watermark-delay",
-        config.watermarkDelay());
-    SourceInputs.check(
-        context.spark(),
-        context.tables().checkpoint(plan.queryName()),
-        plan.queryName(),
-        config.sources().listed());
+    checkWatermarks(plan, "lake.silver.watermark-delay", config.watermarkDelay(), config.sources());
   }
 
   /** Bronze rows → silver rows ({@link SilverTransforms#dedup}). */

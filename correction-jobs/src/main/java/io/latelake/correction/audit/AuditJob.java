@@ -6,6 +6,7 @@ import static org.apache.spark.sql.functions.lit;
 import io.latelake.core.ExitCode;
 import io.latelake.core.job.ActionResult;
 import io.latelake.core.job.JobContext;
+import io.latelake.core.metric.GoldStatus;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.time.DayRange;
 import io.latelake.correction.shared.CorrectionAction;
@@ -108,7 +109,7 @@ public final class AuditJob extends CorrectionAction<RangeSpec, AuditJob.Result>
   }
 
   private MetricResult audit(MetricSpec metric, String runId, Timestamp at) {
-    Optional<Instant> wm = LakeReads.lastWatermark(spark, registry, metric);
+    Optional<Instant> wm = GoldStatus.lastWatermark(spark, registry, metric);
     DayRange range = options.range();
     if (wm.isEmpty()) {
       LOG.info(

@@ -2,22 +2,18 @@ package io.latelake.correction.backfill;
 
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
-import static org.apache.spark.sql.functions.when;
 
-import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
 import io.latelake.core.job.ActionResult;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.GoldLayout;
+import io.latelake.core.metric.GoldStatus;
 import io.latelake.core.metric.Measure;
 import io.latelake.core.metric.MetricAggregation;
 import io.latelake.core.metric.MetricDefinition;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.metrics.RunFigures;
 import io.latelake.core.streaming.CheckpointMoves;
-import io.latelake.core.streaming.Checkpoints;
-import io.latelake.core.streaming.ProgressRecorder;
-import io.latelake.core.streaming.SourceInputs;
 import io.latelake.core.streaming.WatermarkDelays;
 import io.latelake.core.table.DeltaRetry;
 import io.latelake.core.table.DeltaTables;
@@ -30,21 +26,13 @@ import io.latelake.correction.shared.LakeReads;
 import io.latelake.correction.shared.Recompute;
 import java.sql.Timestamp;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
-import java.util.concurrent.TimeoutException;
-import java.util.stream.Stream;
-import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.streaming.StreamingQuery;
-import org.apache.spark.sql.streaming.StreamingQueryException;
-import org.apache.spark.sql.streaming.Trigger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -183,14 +171,16 @@ public final class BackfillJob extends CorrectionAction<BackfillJob.Options, Bac
             ? TableProperties.get(spark, path, MetricDefinition.PROPERTY)
                 .flatMap(MetricDefinition::parse)
             : Optional.empty();
-    Optional<Instant> watermark = LakeReads.lastWatermark(spark, registry, metric);
+    Optional<Instant> watermark = GoldStatus.lastWatermark(spark, registry, metric);
 
     String checkpoint = registry.checkpoint(metric.queryName());
     Optional<String> movedTo =
         CheckpointMoves.moveAside(spark, checkpoint, checkpoint + ".before-" + runId());
     long silverVersion = LakeReads.latestVersion(spark, registry.silverEvents());
     Optional<Instant> newWatermark =
-        step("new checkpoint of " + metric.queryName(), () -> seed(checkpoint));
+        step(
+            "new checkpoint of " + metric.queryName(),
+            () -> NewGoldCheckpoint.start(context, config, metric, checkpoint));
 
     long bronzeVersion = LakeReads.latestVersion(spark, registry.bronzeEvents());
     Dataset<Row> fresh =
@@ -223,7 +213,8 @@ public final class BackfillJob extends CorrectionAction<BackfillJob.Options, Bac
     Column closed =
         watermark.map(w -> col("window_end").leq(lit(Timestamp.from(w)))).orElse(lit(false));
 
-    Dataset<Row> rows = withStatusColumns(fresh, old, metric, shared, closed, now).persist();
+    Dataset<Row> rows =
+        BackfillRows.withStatusColumns(fresh, old, metric, shared, closed, now).persist();
     try {
       long count = step("recompute gold." + metric.name(), rows::count);
       long restated = rows.filter(col("corrected_at").equalTo(lit(now))).count();
@@ -270,57 +261,6 @@ public final class BackfillJob extends CorrectionAction<BackfillJob.Options, Bac
         });
   }
 
-  /**
-   * Gold rows to write: {@code fresh} ({@link Recompute#gold}) in the table's layout with {@code
-   * updated_at} = {@code now} and {@code corrected_at} by the restatement rule (class comment).
-   * Pure.
-   *
-   * @param old the old table's rows when it has the same window and group-by (its keys match {@code
-   *     fresh}'s one to one), else null: nothing is compared or carried over
-   * @param shared measures comparable between the old and new definitions (may be empty)
-   * @param closed true for a closed window ({@code window_end} at or before the watermark)
-   */
-  static Dataset<Row> withStatusColumns(
-      Dataset<Row> fresh,
-      Dataset<Row> old,
-      MetricSpec metric,
-      List<String> shared,
-      Column closed,
-      Timestamp now) {
-    List<Column> out = new ArrayList<>();
-    for (String c : fresh.columns()) {
-      out.add(col("f.`" + c + "`").as(c));
-    }
-    out.add(lit(now).as("updated_at"));
-    if (old == null) {
-      out.add(lit(null).cast("timestamp").as("corrected_at"));
-      return fresh.as("f").select(out.toArray(Column[]::new));
-    }
-    Column on = col("f.window_start").equalTo(col("o.window_start"));
-    for (String g : metric.groupBy()) {
-      on = on.and(col("f.`" + g + "`").eqNullSafe(col("o.`" + g + "`")));
-    }
-    Column same = col("o.window_start").isNotNull();
-    for (String m : shared) {
-      same = same.and(col("f.`" + m + "`").eqNullSafe(col("o.`" + m + "`")));
-    }
-    Column restated = shared.isEmpty() ? lit(false) : closed.and(same.unary_$bang());
-    out.add(when(restated, lit(now)).otherwise(col("o.corrected_at")).as("corrected_at"));
-    return fresh
-        .as("f")
-        .join(
-            old.select(
-                    "window_start",
-                    Stream.concat(
-                            Stream.concat(metric.groupBy().stream(), shared.stream()),
-                            Stream.of("corrected_at"))
-                        .toArray(String[]::new))
-                .as("o"),
-            on,
-            "left_outer")
-        .select(out.toArray(Column[]::new));
-  }
-
   private void logRestatements(
       Dataset<Row> fresh, Dataset<Row> old, List<String> shared, Column closed, Timestamp now) {
     List<Measure> measures =
@@ -332,59 +272,5 @@ public final class BackfillJob extends CorrectionAction<BackfillJob.Options, Bac
     tables.createMonitoring(spark);
     new GoldWriter(config.maxCommitAttempts(), config.retryBackoff())
         .log(diff, tables.log(), common, runId(), "backfill", now);
-  }
-
-  /**
-   * Starts the new checkpoint at silver's current end (class comment, step 2).
-   *
-   * @return the watermark the checkpoint ends with, empty when silver holds no rows
-   */
-  private Optional<Instant> seed(String checkpoint) {
-    Dataset<Row> agg =
-        MetricAggregation.aggregate(
-            spark
-                .readStream()
-                .format("delta")
-                .option("maxFilesPerTrigger", Integer.MAX_VALUE)
-                .load(registry.silverEvents()),
-            metric,
-            config.goldWatermarkDelay(),
-            config.sources());
-    // the new checkpoint is the gold stream's: one watermark per listed source, recorded with it
-    SourceInputs.check(spark, checkpoint, metric.queryName(), config.sources().listed());
-    // Every partition must be processed (Spark validates the state store commits of each).
-    VoidFunction2<Dataset<Row>, Long> nothing =
-        (batch, batchId) -> batch.write().format("noop").mode("overwrite").save();
-    try (ProgressRecorder recorder =
-        new ProgressRecorder(spark, registry.streamProgress(), Set.of(metric.queryName()))
-            .start()) {
-      StreamingQuery q =
-          agg.writeStream()
-              .queryName(metric.queryName())
-              .outputMode("update")
-              .option("checkpointLocation", checkpoint)
-              .trigger(Trigger.AvailableNow())
-              .foreachBatch(nothing)
-              .start();
-      q.awaitTermination();
-      recorder.awaitTerminated(q.runId(), java.time.Duration.ofSeconds(30));
-    } catch (TimeoutException | StreamingQueryException e) {
-      throw new LatelakeException(
-          "Cannot start the new checkpoint "
-              + checkpoint
-              + " of "
-              + metric.queryName()
-              + ": "
-              + e.getMessage(),
-          ExitCode.RUNTIME_FAILURE,
-          e);
-    }
-    Checkpoints cp = new Checkpoints(spark, checkpoint);
-    OptionalLong last = cp.lastPlanned();
-    if (last.isEmpty()) {
-      return Optional.empty();
-    }
-    Instant w = cp.planned(last.getAsLong()).orElseThrow().watermark();
-    return w.toEpochMilli() == 0 ? Optional.empty() : Optional.of(w);
   }
 }

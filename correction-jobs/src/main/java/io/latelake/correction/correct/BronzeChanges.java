@@ -5,6 +5,7 @@ import static org.apache.spark.sql.functions.lit;
 
 import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
+import io.latelake.core.event.BronzeRows;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.correction.shared.Recompute;
@@ -90,11 +91,7 @@ final class BronzeChanges {
             .option("versionAsOf", version)
             .load(context.tables().bronzeEvents())
             .filter(
-                col("ingest_date")
-                    .geq(
-                        lit(
-                            java.sql.Date.valueOf(
-                                LocalDate.ofInstant(since, ZoneOffset.UTC).minusDays(1))))
+                BronzeRows.ingestDateFrom(LocalDate.ofInstant(since, ZoneOffset.UTC))
                     .and(col("ingested_at").geq(lit(Timestamp.from(since)))));
     TreeSet<Instant> out = windows(rows, metric);
     deleteCheckpoint(metric);

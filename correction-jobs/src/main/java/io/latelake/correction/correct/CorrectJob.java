@@ -1,6 +1,7 @@
 package io.latelake.correction.correct;
 
 import io.latelake.core.job.JobContext;
+import io.latelake.core.metric.GoldStatus;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.correction.policy.LateHandling;
 import io.latelake.correction.shared.CorrectionAction;
@@ -71,7 +72,7 @@ public final class CorrectJob extends CorrectionAction<CorrectJob.Options, Corre
             "bronze changes of " + metric.name(),
             () -> changes.touched(metric, prior, options.since(), before, runId(), startedAt()));
     long version = LakeReads.latestVersion(spark, registry.bronzeEvents());
-    Optional<Instant> watermark = LakeReads.lastWatermark(spark, registry, metric);
+    Optional<Instant> watermark = GoldStatus.lastWatermark(spark, registry, metric);
     WindowPlanner.Plan plan = WindowPlanner.plan(touched, metric.window(), watermark);
     Outcome outcome = correctClosed(metric, plan, version);
     perform(

@@ -65,7 +65,7 @@ public final class Rollups {
             .as("event_date"));
     metric.groupBy().forEach(g -> out.add(col("`" + g + "`")));
     metric.measureNames().forEach(m -> out.add(col("`" + m + "`")));
-    return MetricAggregation.aggregate(local, perDay, null).select(out.toArray(Column[]::new));
+    return MetricAggregation.aggregate(local, perDay).select(out.toArray(Column[]::new));
   }
 
   /**

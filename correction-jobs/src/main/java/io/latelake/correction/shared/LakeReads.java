@@ -1,14 +1,10 @@
 package io.latelake.correction.shared;
 
-import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.max;
-
 import io.delta.tables.DeltaTable;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.dedup.ExactDedup;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.DeltaTables;
-import io.latelake.core.table.TableRegistry;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.List;
@@ -38,29 +34,6 @@ public final class LakeReads {
               + " (lake.root); "
               + hint);
     }
-  }
-
-  /**
-   * The last watermark the gold stream of {@code metric} reported: the largest {@code watermark} of
-   * query {@code gold_<metric>} in {@code monitoring.stream_progress} (watermarks never move back).
-   * A window with {@code window_end <= watermark} is closed (inclusive, as Spark evicts).
-   *
-   * @return the watermark (UTC), empty when the stream has reported none
-   */
-  public static Optional<Instant> lastWatermark(
-      SparkSession spark, TableRegistry tables, MetricSpec metric) {
-    if (!DeltaTables.exists(spark, tables.streamProgress())) {
-      return Optional.empty();
-    }
-    Row r =
-        spark
-            .read()
-            .format("delta")
-            .load(tables.streamProgress())
-            .filter(col("query_name").equalTo(metric.queryName()))
-            .agg(max(col("watermark")))
-            .first();
-    return r.isNullAt(0) ? Optional.empty() : Optional.of(r.getTimestamp(0).toInstant());
   }
 
   /**

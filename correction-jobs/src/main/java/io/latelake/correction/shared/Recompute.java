@@ -76,7 +76,7 @@ public final class Recompute {
    * @return {@code window_start}, {@code window_end}, group-by columns, measures
    */
   public static Dataset<Row> gold(Dataset<Row> bronze, MetricSpec metric) {
-    return MetricAggregation.aggregate(exactDedup(validEvents(bronze)), metric, null);
+    return MetricAggregation.aggregate(exactDedup(validEvents(bronze)), metric);
   }
 
   /**
@@ -113,7 +113,7 @@ public final class Recompute {
             .select("event_id")
             .distinct();
     Dataset<Row> copies = valid.join(ids, new String[] {"event_id"}, "left_semi");
-    return MetricAggregation.aggregate(exactDedup(copies).filter(inRange), metric, null)
+    return MetricAggregation.aggregate(exactDedup(copies).filter(inRange), metric)
         .join(broadcast(starts), "window_start");
   }
 
@@ -126,6 +126,6 @@ public final class Recompute {
    */
   public static Dataset<Row> gold(
       Dataset<Row> bronze, MetricSpec metric, Instant from, Instant to) {
-    return MetricAggregation.aggregate(events(bronze, from, to), metric, null);
+    return MetricAggregation.aggregate(events(bronze, from, to), metric);
   }
 }

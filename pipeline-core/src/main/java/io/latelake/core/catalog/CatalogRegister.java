@@ -43,6 +43,7 @@ public final class CatalogRegister {
   private final SparkSession spark;
   private final CatalogConfig config;
   private final boolean fromJob;
+  private final CatalogViews views;
 
   /** The registration of {@code latelake catalog register}: tables, column comments, views. */
   public CatalogRegister(SparkSession spark, CatalogConfig config) {
@@ -53,6 +54,7 @@ public final class CatalogRegister {
     this.spark = spark;
     this.config = config;
     this.fromJob = fromJob;
+    this.views = new CatalogViews(spark, config);
   }
 
   /**
@@ -139,7 +141,7 @@ public final class CatalogRegister {
         }
         continue;
       }
-      if (registerView(m, found)) {
+      if (views.status(m, monitoringTables(found))) {
         viewsCreated++;
       } else {
         viewsUnchanged++;
@@ -148,7 +150,7 @@ public final class CatalogRegister {
     }
     if (!config.sources().listed().isEmpty()
         && found.stream().anyMatch(f -> f.table().equals("bronze_events"))) {
-      if (registerSourcesView()) {
+      if (views.sources()) {
         viewsCreated++;
       } else {
         viewsUnchanged++;
@@ -286,88 +288,14 @@ public final class CatalogRegister {
     return changes.size();
   }
 
-  /**
-   * @return true when the view {@code <monitoring db>.sources_status} was created or replaced
-   */
-  private boolean registerSourcesView() {
-    String query =
-        SourcesView.query(
-            config.sources(), CatalogConfig.qualified(config.bronzeDb(), "bronze_events"));
-    Optional<CatalogTable> existing = metadata(config.monitoringDb(), SourcesView.NAME);
-    if (existing.isPresent()
-        && existing.get().viewText().isDefined()
-        && existing.get().viewText().get().trim().equals(query.trim())) {
-      return false;
-    }
-    spark.sql(
-        "CREATE OR REPLACE VIEW "
-            + CatalogConfig.qualified(config.monitoringDb(), SourcesView.NAME)
-            + " COMMENT "
-            + Sql.literal(
-                "Per source listed in lake.sources: its last arrival, how long it has been quiet"
-                    + " on the arrival clock and whether its idle timeout has passed; live over"
-                    + " bronze")
-            + " AS "
-            + query);
-    LOG.debug("Created view {}.{}", config.monitoringDb(), SourcesView.NAME);
-    return true;
-  }
-
-  /**
-   * @return true when the view was created or replaced
-   */
-  private boolean registerView(MetricSpec m, List<Found> found) {
-    String goldTable = CatalogConfig.qualified(config.goldDb(), m.name());
-    List<String> columns = List.of(spark.table(goldTable).columns());
-    String query =
-        StatusViews.query(
-            m,
-            config.horizon(),
-            goldTable,
-            config.monitoringDb(),
-            columns,
-            has(found, "corrections_log"),
-            has(found, "stream_progress"),
-            has(found, "lateness_cdf"));
-    String view = m.name() + "_status";
-    Optional<CatalogTable> existing = metadata(config.goldDb(), view);
-    if (existing.isPresent()
-        && existing.get().viewText().isDefined()
-        && existing.get().viewText().get().trim().equals(query.trim())) {
-      return false;
-    }
-    List<String> cols = new ArrayList<>();
-    for (String c : columns) {
-      cols.add(
-          Sql.ident(c) + ColumnDocs.column(c).map(d -> " COMMENT " + Sql.literal(d)).orElse(""));
-    }
-    for (String c : StatusViews.EXTRA_COLUMNS) {
-      cols.add(Sql.ident(c) + " COMMENT " + Sql.literal(ColumnDocs.COLUMNS.get(c)));
-    }
-    spark.sql(
-        "CREATE OR REPLACE VIEW "
-            + CatalogConfig.qualified(config.goldDb(), view)
-            + " ("
-            + String.join(", ", cols)
-            + ") COMMENT "
-            + Sql.literal(
-                "gold."
-                    + m.name()
-                    + " with the "
-                    + "status of every row (provisional / settled / restated), its expected completeness and"
-                    + " its last restatement; live over the tables")
-            + " AS "
-            + query);
-    LOG.debug("Created view {}.{}", config.goldDb(), view);
-    return true;
-  }
-
-  private boolean has(List<Found> found, String monitoringTable) {
-    return found.stream()
-        .anyMatch(f -> f.db().equals(config.monitoringDb()) && f.table().equals(monitoringTable));
-  }
-
   private Optional<CatalogTable> metadata(String db, String table) {
+    return metadata(spark, db, table);
+  }
+
+  /**
+   * @return the catalog entry of {@code db.table}, empty when there is none
+   */
+  static Optional<CatalogTable> metadata(SparkSession spark, String db, String table) {
     TableIdentifier id = new TableIdentifier(table, Option.apply(db));
     if (!spark.sessionState().catalog().tableExists(id)) {
       return Optional.empty();
@@ -377,5 +305,12 @@ public final class CatalogRegister {
     } catch (Exception e) {
       throw new IllegalStateException("Cannot read the catalog entry of " + db + "." + table, e);
     }
+  }
+
+  private java.util.Set<String> monitoringTables(List<Found> found) {
+    return found.stream()
+        .filter(f -> f.db().equals(config.monitoringDb()))
+        .map(Found::table)
+        .collect(java.util.stream.Collectors.toSet());
   }
 }

@@ -121,4 +121,18 @@ public final class BronzeRows {
     out.add(detail.as("error_detail"));
     return staged.select(out.toArray(Column[]::new));
   }
+
+  /**
+   * The bronze partition filter for rows that arrived or were ingested on or after the UTC day
+   * {@code day}: {@code ingest_date >= day − 1 day}. A record is ingested after it arrived, and
+   * {@code ingest_date} is the date of {@code ingested_at} in the session's time zone, so one day
+   * of slack keeps every such row while older {@code ingest_date} partitions are pruned, never
+   * listed or read. The one place this rule is written: {@code correct --since} and the profiler
+   * use it.
+   *
+   * @param day a UTC date
+   */
+  public static Column ingestDateFrom(java.time.LocalDate day) {
+    return col("ingest_date").geq(lit(java.sql.Date.valueOf(day.minusDays(1))));
+  }
 }

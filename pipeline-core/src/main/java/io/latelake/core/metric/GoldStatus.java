@@ -129,7 +129,20 @@ public final class GoldStatus {
 
   /**
    * The last watermark the gold stream of {@code metric} reported: the largest {@code watermark} of
-   * query {@code gold_<metric>} in {@code monitoring.stream_progress}.
+   * query {@code gold_<metric>} in {@code monitoring.stream_progress} (watermarks never move back).
+   * A window with {@code window_end <= watermark} is closed (inclusive, as Spark evicts). The one
+   * reader of it: the status rule, {@code correct}, {@code audit}, {@code asof} and {@code
+   * backfill} all ask here.
+   *
+   * @return the watermark (UTC), empty when the stream has reported none
+   */
+  public static Optional<Instant> lastWatermark(
+      SparkSession spark, TableRegistry tables, MetricSpec metric) {
+    return lastWatermark(spark, tables, metric, Optional.empty());
+  }
+
+  /**
+   * As {@link #lastWatermark(SparkSession, TableRegistry, MetricSpec)}, as it was at {@code asOf}.
    *
    * @param asOf only micro-batches that started ({@code batch_timestamp}) at or before it; empty:
    *     all

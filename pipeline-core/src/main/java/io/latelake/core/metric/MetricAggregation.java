@@ -9,9 +9,6 @@ import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.when;
 import static org.apache.spark.sql.functions.window;
 
-import io.latelake.core.streaming.SourceInputs;
-import io.latelake.core.streaming.SourceWatermarks;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Column;
@@ -33,30 +30,16 @@ public final class MetricAggregation {
 
   /**
    * Tumbling event-time windows of {@code metric.window()}, grouped by the metric's columns, with
-   * the metric's measures. With a {@code delay} the input is watermarked on {@code event_time}
-   * first (streaming); with {@code null} it is a plain batch aggregation (recomputation).
+   * the metric's measures: a plain batch aggregation (recomputation), or a streaming one over an
+   * input the caller has watermarked on {@code event_time} (the gold stream: once per listed
+   * source, {@code io.latelake.core.streaming.SourceInputs#watermarked}).
    *
    * <p>Output: {@code window_start} timestamp (UTC, inclusive), {@code window_end} timestamp
    * (exclusive), the group-by columns, the measures (count: long; sum: long or double as its column
    * as {@link #EXACT_SUM} for a whole-number column, double for a double one; min/max: the column's
    * type; avg: double, beside its {@code _sum} and long {@code _count}, see {@link Measure}).
    */
-  public static Dataset<Row> aggregate(Dataset<Row> silver, MetricSpec metric, Duration delay) {
-    return aggregate(silver, metric, delay, SourceWatermarks.none());
-  }
-
-  /**
-   * As {@link #aggregate(Dataset, MetricSpec, Duration)}, the input watermarked once per listed
-   * source ({@link SourceInputs#watermarked}): a window closes, and a row is dropped as late, by
-   * the slowest listed source's watermark.
-   *
-   * @param sources {@code lake.sources} and their idle timeouts (nothing listed: one watermark, as
-   *     the three-argument form)
-   */
-  public static Dataset<Row> aggregate(
-      Dataset<Row> silver, MetricSpec metric, Duration delay, SourceWatermarks sources) {
-    Dataset<Row> in =
-        delay == null ? silver : SourceInputs.watermarked(silver, delay, sources, null);
+  public static Dataset<Row> aggregate(Dataset<Row> in, MetricSpec metric) {
     List<Column> keys = new ArrayList<>();
     keys.add(window(col("event_time"), metric.window().toMillis() + " milliseconds").as("window"));
     for (String g : metric.groupBy()) {

@@ -1,9 +1,7 @@
 package io.latelake.core.metric;
 
 import io.latelake.core.config.LakeConfigException;
-import io.latelake.core.streaming.WatermarkDelays;
 import io.latelake.core.table.TableProperties;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,31 +16,26 @@ import org.apache.spark.sql.SparkSession;
  * checkpoint and fail at the next micro-batch with data ({@code
  * STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE}). Now: equal → go on; different → refuse with exit 2
  * naming the changes and the remedy ({@code latelake backfill --metric NAME}); no property (a new
- * table, or one built before the property existed) → record the configured definition. Then the
- * watermark delay is checked the same way, as a warning ({@link WatermarkDelays}).
+ * table, or one built before the property existed) → record the configured definition. (The gold
+ * stream checks its watermark delay beside this, as a warning.)
  */
 public final class MetricDefinitionGuard {
-  /** Config key of the gold streams' watermark delay. */
-  public static final String DELAY_KEY = "lake.gold.watermark-delay";
-
   private MetricDefinitionGuard() {}
 
   /**
    * @param goldPath the metric's gold table (exists)
    * @param metric the configured metric
-   * @param watermarkDelay the configured {@code lake.gold.watermark-delay}
    * @throws LakeConfigException (exit 2) when the recorded definition differs
    */
-  public static void check(
-      SparkSession spark, String goldPath, MetricSpec metric, Duration watermarkDelay) {
-    check(spark, goldPath, metric, watermarkDelay, null);
+  public static void check(SparkSession spark, String goldPath, MetricSpec metric) {
+    check(spark, goldPath, metric, null);
   }
 
   /**
-   * As {@link #check(SparkSession, String, MetricSpec, Duration)}, and the table's measure columns
-   * must have the types the stream writes: a gold table whose sums are BIGINT (built before sums of
-   * whole numbers became exact DECIMAL(38,0), {@link MetricAggregation#EXACT_SUM}) holds a
-   * checkpoint whose aggregation state Spark would refuse at the first micro-batch with data.
+   * As {@link #check(SparkSession, String, MetricSpec)}, and the table's measure columns must have
+   * the types the stream writes: a gold table whose sums are BIGINT (built before sums of whole
+   * numbers became exact DECIMAL(38,0), {@link MetricAggregation#EXACT_SUM}) holds a checkpoint
+   * whose aggregation state Spark would refuse at the first micro-batch with data.
    *
    * @param tableSchema the schema the gold stream writes; null skips the type check
    * @throws LakeConfigException (exit 2) when the definition or a measure's type differs, naming
@@ -52,7 +45,6 @@ public final class MetricDefinitionGuard {
       SparkSession spark,
       String goldPath,
       MetricSpec metric,
-      Duration watermarkDelay,
       org.apache.spark.sql.types.StructType tableSchema) {
     MetricDefinition configured = MetricDefinition.of(metric);
     Optional<String> recorded = TableProperties.get(spark, goldPath, MetricDefinition.PROPERTY);
@@ -100,7 +92,6 @@ public final class MetricDefinitionGuard {
                 + ")");
       }
     }
-    WatermarkDelays.check(spark, goldPath, metric.queryName(), DELAY_KEY, watermarkDelay);
   }
 
   /** Records {@code metric}'s definition as the one {@code gold.<metric>} is built with. */

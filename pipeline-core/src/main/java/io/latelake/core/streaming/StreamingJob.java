@@ -131,6 +131,24 @@ public abstract class StreamingJob<C> {
   protected void checkOutput(StreamPlan plan, org.apache.spark.sql.types.StructType tableSchema) {}
 
   /**
+   * The start checks of a watermarked stream (silver, gold): its watermark delay against the one
+   * its output table records ({@link WatermarkDelays#check}: a WARN when they differ) and its
+   * checkpoint's watermark inputs against the listed sources ({@link SourceInputs#check}).
+   *
+   * @param delayKey the config key of the delay, for the message
+   * @throws LakeConfigException (exit 2) when the checkpoint was built for other listed sources
+   */
+  protected final void checkWatermarks(
+      StreamPlan plan, String delayKey, java.time.Duration delay, SourceWatermarks sources) {
+    WatermarkDelays.check(context.spark(), plan.outputPath(), plan.queryName(), delayKey, delay);
+    SourceInputs.check(
+        context.spark(),
+        context.tables().checkpoint(plan.queryName()),
+        plan.queryName(),
+        sources.listed());
+  }
+
+  /**
    * A Delta table of the lake as a streaming source.
    *
    * @param name the table's name in messages, e.g. {@code bronze_events}

@@ -32,6 +32,17 @@ public final class DeltaTables {
       StructType schema,
       List<String> partitionBy,
       Map<String, String> properties) {
+    createIfNotExists(spark, path, schema, partitionBy, properties, CREATE_ATTEMPTS);
+  }
+
+  /** As above, trying at most {@code attempts} times (tests: fewer). */
+  static void createIfNotExists(
+      SparkSession spark,
+      String path,
+      StructType schema,
+      List<String> partitionBy,
+      Map<String, String> properties,
+      int attempts) {
     if (exists(spark, path)) {
       return;
     }
@@ -50,8 +61,8 @@ public final class DeltaTables {
     // of the two creations lost (DELTA_PROTOCOL_CHANGED, DELTA_METADATA_CHANGED, or
     // DELTA_CREATE_TABLE_WITH_NON_EMPTY_LOCATION while the other one's first commit is still being
     // written). The table the other one created is the table wanted; until its commit is there,
-    // wait and try again, at most CREATE_ATTEMPTS times.
-    for (int attempt = 1; attempt <= CREATE_ATTEMPTS; attempt++) {
+    // wait and try again, at most `attempts` times.
+    for (int attempt = 1; attempt <= attempts; attempt++) {
       try {
         b.execute();
         return;

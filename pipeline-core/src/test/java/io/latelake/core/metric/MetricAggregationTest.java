@@ -36,7 +36,7 @@ class MetricAggregationTest extends SparkTestBase {
 
   @Test
   void tumblingWindowsPerGroupWithEveryMeasureAndNullAsAGroup() {
-    Dataset<Row> out = MetricAggregation.aggregate(silver(), PAGE_5M, null);
+    Dataset<Row> out = MetricAggregation.aggregate(silver(), PAGE_5M);
 
     assertThat(out.schema().simpleString())
         .isEqualTo(
@@ -52,7 +52,10 @@ class MetricAggregationTest extends SparkTestBase {
 
   @Test
   void theWatermarkDoesNotChangeABatchAggregation() {
-    assertThat(rows(MetricAggregation.aggregate(silver(), PAGE_5M, Duration.ofSeconds(10))))
+    assertThat(
+            rows(
+                MetricAggregation.aggregate(
+                    silver().withWatermark("event_time", "10 seconds"), PAGE_5M)))
         .containsExactlyInAnyOrder(
             "10:00-10:05 home 2 8 3.0 3 5",
             "10:05-10:10 home 1 1 0.5 1 1",
@@ -80,7 +83,7 @@ class MetricAggregationTest extends SparkTestBase {
                 "page",
                 "CASE WHEN event_id IN ('a', 'c', 'e') THEN NULL ELSE value END AS value");
     List<String> rows = new ArrayList<>();
-    for (Row r : MetricAggregation.aggregate(in, avg, null).collectAsList()) {
+    for (Row r : MetricAggregation.aggregate(in, avg).collectAsList()) {
       rows.add(
           hhmm(r.getTimestamp(0))
               + " "
@@ -109,7 +112,7 @@ class MetricAggregationTest extends SparkTestBase {
             List.of(new Measure("events", Measure.Function.COUNT, Optional.empty())),
             LatePolicy.RESTATE);
     List<String> rows = new ArrayList<>();
-    for (Row r : MetricAggregation.aggregate(silver(), all, null).collectAsList()) {
+    for (Row r : MetricAggregation.aggregate(silver(), all).collectAsList()) {
       rows.add(hhmm(r.getTimestamp(0)) + "-" + hhmm(r.getTimestamp(1)) + " " + r.getLong(2));
     }
     assertThat(rows).containsExactly("10:00-10:10 5");

@@ -51,12 +51,15 @@ class MetricDefinitionGuardTest extends SparkTestBase {
     String path = tmp.resolve("gold_new").toString();
     DeltaTables.createIfNotExists(spark, path, goldSchema(false), List.of(), Map.of());
     MetricSpec built = MetricDefinitionTest.spec(Duration.ofMinutes(5), List.of("page"), VIEWS);
-    MetricDefinitionGuard.check(spark, path, built, Duration.ofMinutes(10));
+    MetricDefinitionGuard.check(spark, path, built);
+    // the gold stream checks its delay beside the definition (GoldJob)
+    WatermarkDelays.check(
+        spark, path, built.queryName(), "lake.gold.watermark-delay", Duration.ofMinutes(10));
     assertThat(TableProperties.get(spark, path, MetricDefinition.PROPERTY))
         .contains("window=PT5M; group-by=[page]; measures=[views=count]");
     assertThat(TableProperties.get(spark, path, WatermarkDelays.PROPERTY)).contains("PT10M");
     // the same definition again: nothing to say
-    MetricDefinitionGuard.check(spark, path, built, Duration.ofMinutes(10));
+    MetricDefinitionGuard.check(spark, path, built);
 
     // The two property commits are metadata: a stream that never ran a micro-batch may start
     // again without its checkpoint.
@@ -67,8 +70,7 @@ class MetricDefinitionGuardTest extends SparkTestBase {
         MetricDefinitionTest.spec(Duration.ofMinutes(10), List.of("page"), VIEWS, PEAK);
     LakeConfigException e =
         catchThrowableOfType(
-            LakeConfigException.class,
-            () -> MetricDefinitionGuard.check(spark, path, changed, Duration.ofMinutes(10)));
+            LakeConfigException.class, () -> MetricDefinitionGuard.check(spark, path, changed));
     assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE);
     assertThat(e)
         .hasMessage(
@@ -94,8 +96,7 @@ class MetricDefinitionGuardTest extends SparkTestBase {
         MetricDefinitionTest.spec(Duration.ofMinutes(5), List.of("page"), VIEWS, PEAK);
     LakeConfigException e =
         catchThrowableOfType(
-            LakeConfigException.class,
-            () -> MetricDefinitionGuard.check(spark, legacy, withPeak, Duration.ofMinutes(10)));
+            LakeConfigException.class, () -> MetricDefinitionGuard.check(spark, legacy, withPeak));
     assertThat(e)
         .hasMessage(
             "Cannot start gold stream gold_page_views_5m: metric page_views_5m "
@@ -111,10 +112,7 @@ class MetricDefinitionGuardTest extends SparkTestBase {
     assertThat(TableProperties.get(spark, legacy, MetricDefinition.PROPERTY)).isEmpty();
 
     MetricDefinitionGuard.check(
-        spark,
-        legacy,
-        MetricDefinitionTest.spec(Duration.ofMinutes(5), List.of("page"), VIEWS),
-        Duration.ofMinutes(10));
+        spark, legacy, MetricDefinitionTest.spec(Duration.ofMinutes(5), List.of("page"), VIEWS));
     assertThat(TableProperties.get(spark, legacy, MetricDefinition.PROPERTY))
         .contains("window=PT5M; group-by=[page]; measures=[views=count]");
   }
@@ -217,11 +215,10 @@ class MetricDefinitionGuardTest extends SparkTestBase {
             .add("updated_at", DataTypes.TimestampType)
             .add("corrected_at", DataTypes.TimestampType);
     // the same types: the check passes
-    MetricDefinitionGuard.check(spark, path, metric, Duration.ofMinutes(10), old);
+    MetricDefinitionGuard.check(spark, path, metric, old);
     LakeConfigException e =
         catchThrowableOfType(
-            LakeConfigException.class,
-            () -> MetricDefinitionGuard.check(spark, path, metric, Duration.ofMinutes(10), now));
+            LakeConfigException.class, () -> MetricDefinitionGuard.check(spark, path, metric, now));
     assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE);
     assertThat(e)
         .hasMessage(
