@@ -61,7 +61,7 @@ final class ProfileLog {
       }
     }
     LOG.info(
-        "lateness {} over {} arrival days: n={}, highest p99={} s (on {}, p50={} s, p95={} s), "
+        "lateness {} over {} arrival day(s): n={}, highest p99={} s (on {}, p50={} s, p95={} s), "
             + "max={} s, beyond watermark={}; per day in monitoring.lateness_stats",
         source,
         days.size(),
