@@ -7,7 +7,7 @@ import io.latelake.core.streaming.StreamProgressTable;
 final class KafkaConnectorFailures {
   private KafkaConnectorFailures() {}
 
-  /** Restarts after the metrics failure, per query and process. */
+  /** Restarts after the metrics failure, per query and run. */
   static final int MAX_RESTARTS = 3;
 
   /**
@@ -27,8 +27,8 @@ final class KafkaConnectorFailures {
           StreamProgressTable.RECOVERY_KAFKA_METRICS,
           KafkaConnectorFailures::isMetricsNpe,
           MAX_RESTARTS,
-          "Kafka connector failed reporting metrics after the micro-batch was committed (known"
-              + " Spark bug, apache/spark issue 55236)");
+          "Kafka connector failed reporting metrics",
+          "known Spark bug, apache/spark issue 55236");
 
   /**
    * @return true when {@code e} is exactly the failure of {@link #METRICS_NPE}

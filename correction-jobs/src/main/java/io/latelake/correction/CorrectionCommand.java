@@ -10,20 +10,20 @@ import io.latelake.correction.shared.CorrectionConfig;
  *
  * @param <O> the validated options its action runs with
  */
-public abstract class CorrectionCommand<O> extends JobCommand<O> {
+abstract class CorrectionCommand<O> extends JobCommand<O> {
   private final String name;
 
   /**
    * @param name the command name, e.g. {@code correct}
    */
-  protected CorrectionCommand(String name) {
+  CorrectionCommand(String name) {
     this.name = name;
   }
 
   /**
    * @return the command name
    */
-  protected final String name() {
+  final String name() {
     return name;
   }
 

@@ -17,7 +17,7 @@ import picocli.CommandLine.Mixin;
  * RangeSpec} before Spark starts; then the action runs, its summary is logged and its result
  * decides the exit code ({@link ActionResult#exitCode}).
  */
-public abstract class RangeCommand extends CorrectionCommand<RangeSpec> {
+abstract class RangeCommand extends CorrectionCommand<RangeSpec> {
   private static final Logger LOG = LoggerFactory.getLogger(RangeCommand.class);
 
   @Mixin RangeOptions range = new RangeOptions();
@@ -30,7 +30,7 @@ public abstract class RangeCommand extends CorrectionCommand<RangeSpec> {
    * @param name the command name, e.g. {@code rebuild}
    * @param action builds the action from the run's context and the validated range
    */
-  protected RangeCommand(
+  RangeCommand(
       String name,
       BiFunction<
               JobContext, RangeSpec, ? extends CorrectionAction<RangeSpec, ? extends ActionResult>>

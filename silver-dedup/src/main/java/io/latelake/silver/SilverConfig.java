@@ -21,6 +21,9 @@ public record SilverConfig(
   /** The streaming query's name, also its checkpoint folder. */
   public static final String QUERY_NAME = "silver_events";
 
+  /** Config key of the silver stream's watermark delay. */
+  public static final String WATERMARK_DELAY_KEY = "lake.silver.watermark-delay";
+
   /**
    * @throws io.latelake.core.config.LakeConfigException naming the first bad key and value
    */

@@ -32,7 +32,8 @@ public final class SilverJob extends StreamingJob<SilverConfig> {
 
   @Override
   protected void checkOutput(StreamPlan plan, org.apache.spark.sql.types.StructType tableSchema) {
-    checkWatermarks(plan, "lake.silver.watermark-delay", config.watermarkDelay(), config.sources());
+    checkWatermarks(
+        plan, SilverConfig.WATERMARK_DELAY_KEY, config.watermarkDelay(), config.sources());
   }
 
   /** Bronze rows → silver rows ({@link SilverTransforms#dedup}). */

@@ -256,7 +256,7 @@ public final class AsOfJob extends CorrectionAction<AsOfJob.Options, AsOfJob.Res
    *     delta (after − before per measure as doubles, a missing side counting as 0, JSON),
    *     corrected_at_before / _after, status_before / _after
    */
-  public static Dataset<Row> diff(Dataset<Row> now, Dataset<Row> before, MetricSpec metric) {
+  static Dataset<Row> diff(Dataset<Row> now, Dataset<Row> before, MetricSpec metric) {
     Dataset<Row> a = now.as("a");
     Dataset<Row> b = before.as("b");
     Column on = col("a.window_start").equalTo(col("b.window_start"));

@@ -33,8 +33,6 @@ import java.util.OptionalLong;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code latelake backfill --metric NAME}: the remedy for a changed metric definition (window,
@@ -45,13 +43,14 @@ import org.slf4j.LoggerFactory;
  *   <li>the old checkpoint {@code _checkpoints/gold_<metric>} is moved aside to {@code
  *       _checkpoints/gold_<metric>.before-<run id>} (kept, never deleted);
  *   <li>a new checkpoint is started at silver's current end: the new definition's streaming
- *       aggregation ({@link MetricAggregation#aggregate} with {@code lake.gold.watermark-delay} and
- *       {@code lake.sources}, the gold stream's plan) reads all of {@code silver_events} once with
- *       the available-now trigger, in one micro-batch, into a sink that writes nothing, followed by
- *       the no-data micro-batch that moves the watermark. The checkpoint then holds silver's end
- *       offset, the watermark the stream would have, and the aggregation state of the windows still
- *       open, so the gold stream continues after silver's current version without counting an event
- *       twice or missing one, and a later event of an open window updates it to its full value;
+ *       aggregation ({@link MetricAggregation#aggregate} over silver watermarked with {@code
+ *       lake.gold.watermark-delay} per source of {@code lake.sources}, the gold stream's plan;
+ *       {@link NewGoldCheckpoint}) reads all of {@code silver_events} once with the available-now
+ *       trigger, in one micro-batch, into a sink that writes nothing, followed by the no-data
+ *       micro-batch that moves the watermark. The checkpoint then holds silver's end offset, the
+ *       watermark the stream would have, and the aggregation state of the windows still open, so
+ *       the gold stream continues after silver's current version without counting an event twice or
+ *       missing one, and a later event of an open window updates it to its full value;
  *   <li>{@code gold.<metric>} is overwritten (one new Delta version; the previous version stays
  *       readable with {@code VERSION AS OF}) by the recompute of the whole of bronze ({@link
  *       Recompute#gold}: valid rows, exact dedup on {@code event_id}, the same code as {@code
@@ -72,8 +71,6 @@ import org.slf4j.LoggerFactory;
  * last step has recorded the new definition.
  */
 public final class BackfillJob extends CorrectionAction<BackfillJob.Options, BackfillJob.Result> {
-  private static final Logger LOG = LoggerFactory.getLogger(BackfillJob.class);
-
   /**
    * @param config the correction config
    * @param metric the configured (new) definition of the metric to backfill
@@ -83,12 +80,14 @@ public final class BackfillJob extends CorrectionAction<BackfillJob.Options, Bac
   /**
    * @param runId this run's id ({@code backfill-...})
    * @param metric the metric
+   * @param path the gold table's path
    * @param oldVersion the gold table's version before the backfill, readable with {@code VERSION AS
    *     OF}; empty when there was no table
    * @param newVersion the version the backfill's overwrite wrote
    * @param rows gold rows written
    * @param restated rows marked restated (corrected_at = the run's start)
    * @param bronzeVersion the bronze version recomputed
+   * @param checkpoint the gold stream's new checkpoint
    * @param silverVersion the silver version the new checkpoint starts after
    * @param watermark the new checkpoint's watermark; empty when silver is empty
    * @param oldCheckpoint where the old checkpoint was moved; empty when there was none
@@ -97,20 +96,37 @@ public final class BackfillJob extends CorrectionAction<BackfillJob.Options, Bac
   public record Result(
       String runId,
       String metric,
+      String path,
       OptionalLong oldVersion,
       long newVersion,
       long rows,
       long restated,
       long bronzeVersion,
+      String checkpoint,
       long silverVersion,
       Optional<Instant> watermark,
       Optional<String> oldCheckpoint,
       String definition)
       implements ActionResult {
+    /**
+     * @return {@code <metric>: gold.<metric> rebuilt from bronze version ... ; the old table is
+     *     version n (SELECT * FROM delta.`path` VERSION AS OF n); new checkpoint ... continues
+     *     after silver version ... with watermark ...; old checkpoint moved to ...; definition
+     *     recorded: ...}
+     */
     @Override
     public String summary() {
-      String old = oldVersion.isPresent() ? String.valueOf(oldVersion.getAsLong()) : "none";
-      return "gold."
+      String old =
+          oldVersion.isPresent()
+              ? oldVersion.getAsLong()
+                  + " (SELECT * FROM delta.`"
+                  + path
+                  + "` VERSION AS OF "
+                  + oldVersion.getAsLong()
+                  + ")"
+              : "none";
+      return metric
+          + ": gold."
           + metric
           + " rebuilt from bronze version "
           + bronzeVersion
@@ -122,7 +138,9 @@ public final class BackfillJob extends CorrectionAction<BackfillJob.Options, Bac
           + restated
           + " restated); the old table is version "
           + old
-          + "; new checkpoint continues after silver version "
+          + "; new checkpoint "
+          + checkpoint
+          + " continues after silver version "
           + silverVersion
           + " with watermark "
           + watermark.map(Instant::toString).orElse("none")
@@ -232,11 +250,13 @@ public final class BackfillJob extends CorrectionAction<BackfillJob.Options, Bac
       return new Result(
           runId(),
           metric.name(),
+          path,
           oldVersion,
           newVersion,
           count,
           restated,
           bronzeVersion,
+          checkpoint,
           silverVersion,
           newWatermark,
           movedTo,

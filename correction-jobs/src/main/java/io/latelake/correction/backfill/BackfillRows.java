@@ -18,9 +18,9 @@ final class BackfillRows {
   private BackfillRows() {}
 
   /**
-   * Gold rows to write: {@code fresh} ({@link Recompute#gold}) in the table's layout with {@code
-   * updated_at} = {@code now} and {@code corrected_at} by the restatement rule ({@link
-   * BackfillJob}'s class comment). Pure.
+   * Gold rows to write: {@code fresh} ({@link io.latelake.correction.shared.Recompute#gold}) in the
+   * table's layout with {@code updated_at} = {@code now} and {@code corrected_at} by the
+   * restatement rule ({@link BackfillJob}'s class comment). Pure.
    *
    * @param old the old table's rows when it has the same window and group-by (its keys match {@code
    *     fresh}'s one to one), else null: nothing is compared or carried over

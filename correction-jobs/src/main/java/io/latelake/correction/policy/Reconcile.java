@@ -73,7 +73,7 @@ public final class Reconcile {
    * Stages corrections; an identical unapplied correction (same key and values) is not staged
    * twice.
    */
-  public static void stage(
+  static void stage(
       SparkSession spark,
       CorrectionTables tables,
       MetricSpec metric,

@@ -4,13 +4,18 @@ import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.date_from_unix_date;
+import static org.apache.spark.sql.functions.date_trunc;
 import static org.apache.spark.sql.functions.from_utc_timestamp;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.min;
+import static org.apache.spark.sql.functions.month;
 import static org.apache.spark.sql.functions.sum;
+import static org.apache.spark.sql.functions.to_date;
 import static org.apache.spark.sql.functions.unix_micros;
+import static org.apache.spark.sql.functions.weekofyear;
 import static org.apache.spark.sql.functions.when;
+import static org.apache.spark.sql.functions.year;
 
 import io.latelake.core.metric.Measure;
 import io.latelake.core.metric.MetricAggregation;
@@ -104,7 +109,7 @@ public final class Rollups {
    */
   public static Dataset<Row> rollup(Dataset<Row> daily, MetricSpec metric, RollupPeriod period) {
     List<Column> keys = new ArrayList<>();
-    keys.add(period.key(col("event_date")).as(period.keyColumn()));
+    keys.add(key(period, col("event_date")).as(period.keyColumn()));
     metric.groupBy().forEach(g -> keys.add(col("`" + g + "`")));
     List<Column> aggs = new ArrayList<>();
     for (Measure m : metric.measures()) {
@@ -123,7 +128,7 @@ public final class Rollups {
     aggs.add(count(lit(1)).as("days"));
     List<Column> out = new ArrayList<>();
     out.add(col(period.keyColumn()));
-    out.addAll(period.labelColumns(col(period.keyColumn())));
+    out.addAll(labelColumns(period, col(period.keyColumn())));
     metric.groupBy().forEach(g -> out.add(col("`" + g + "`")));
     metric.measures().forEach(m -> out.add(MetricAggregation.finished(m)));
     out.add(col("days"));
@@ -175,5 +180,40 @@ public final class Rollups {
     return f.join(e, on, "full_outer")
         .filter(same.unary_$bang())
         .select(out.toArray(Column[]::new));
+  }
+
+  /**
+   * @param eventDate a daily table's {@code event_date}
+   * @return the first day of its period, as a date column
+   */
+  private static Column key(RollupPeriod period, Column eventDate) {
+    String unit =
+        switch (period) {
+          case WEEKLY -> "week";
+          case MONTHLY -> "month";
+          case YEARLY -> "year";
+        };
+    return to_date(date_trunc(unit, eventDate.cast("timestamp")));
+  }
+
+  /**
+   * @param start the period's first day
+   * @return the label columns of {@link RollupPeriod#labels()}
+   */
+  private static List<Column> labelColumns(RollupPeriod period, Column start) {
+    return switch (period) {
+      case WEEKLY ->
+          List.of(
+              org.apache
+                  .spark
+                  .sql
+                  .functions
+                  .expr("extract(YEAROFWEEK FROM " + period.keyColumn() + ")")
+                  .cast("int")
+                  .as("iso_year"),
+              weekofyear(start).as("iso_week"));
+      case MONTHLY -> List.of(year(start).as("year"), month(start).as("month"));
+      case YEARLY -> List.of(year(start).as("year"));
+    };
   }
 }

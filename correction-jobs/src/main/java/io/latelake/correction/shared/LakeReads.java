@@ -13,7 +13,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
-/** Reads of the lake the correction jobs share: table checks, watermarks, bronze around a range. */
+/** Reads of the lake the correction jobs share: table checks, bronze around a range. */
 public final class LakeReads {
   private LakeReads() {}
 

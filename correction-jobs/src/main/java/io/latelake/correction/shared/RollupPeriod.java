@@ -1,16 +1,9 @@
 package io.latelake.correction.shared;
 
-import static org.apache.spark.sql.functions.date_trunc;
-import static org.apache.spark.sql.functions.month;
-import static org.apache.spark.sql.functions.to_date;
-import static org.apache.spark.sql.functions.weekofyear;
-import static org.apache.spark.sql.functions.year;
-
 import java.time.DayOfWeek;
 import java.time.LocalDate;
 import java.time.temporal.TemporalAdjusters;
 import java.util.List;
-import org.apache.spark.sql.Column;
 
 /**
  * A calendar rollup of the daily totals: ISO weeks, calendar months or calendar years of the daily
@@ -113,41 +106,6 @@ public enum RollupPeriod {
       case WEEKLY -> day.with(TemporalAdjusters.nextOrSame(DayOfWeek.SUNDAY));
       case MONTHLY -> day.with(TemporalAdjusters.lastDayOfMonth());
       case YEARLY -> day.with(TemporalAdjusters.lastDayOfYear());
-    };
-  }
-
-  /**
-   * @param eventDate a daily table's {@code event_date}
-   * @return the first day of its period, as a date column
-   */
-  public Column key(Column eventDate) {
-    String unit =
-        switch (this) {
-          case WEEKLY -> "week";
-          case MONTHLY -> "month";
-          case YEARLY -> "year";
-        };
-    return to_date(date_trunc(unit, eventDate.cast("timestamp")));
-  }
-
-  /**
-   * @param start the period's first day
-   * @return the label columns of {@link #labels()}
-   */
-  public List<Column> labelColumns(Column start) {
-    return switch (this) {
-      case WEEKLY ->
-          List.of(
-              org.apache
-                  .spark
-                  .sql
-                  .functions
-                  .expr("extract(YEAROFWEEK FROM " + keyColumn + ")")
-                  .cast("int")
-                  .as("iso_year"),
-              weekofyear(start).as("iso_week"));
-      case MONTHLY -> List.of(year(start).as("year"), month(start).as("month"));
-      case YEARLY -> List.of(year(start).as("year"));
     };
   }
 }

@@ -12,10 +12,16 @@ import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
 import io.latelake.correction.shared.CorrectionConfig;
+import io.latelake.correction.shared.TransformsTest;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -83,5 +89,95 @@ class AsOfHistoryTest extends SparkTestBase {
                     .run())
         .isInstanceOf(LakeConfigException.class)
         .hasMessageStartingWith("Invalid value '2999-01-01T00:00:00Z' for key '--timestamp'");
+  }
+
+  @Test
+  void asofDiffShowsCorrectedAtAndStatusChangesWhereMeasuresAreEqual() {
+    StructType gold =
+        new StructType()
+            .add("window_start", DataTypes.TimestampType)
+            .add("window_end", DataTypes.TimestampType)
+            .add("page", DataTypes.StringType)
+            .add("events", DataTypes.LongType)
+            .add("value_sum", DataTypes.LongType)
+            .add("corrected_at", DataTypes.TimestampType)
+            .add("status", DataTypes.StringType);
+    Dataset<Row> before =
+        spark.createDataFrame(
+            List.of(
+                RowFactory.create(
+                    TransformsTest.t("10:00:00"),
+                    TransformsTest.t("10:05:00"),
+                    "a",
+                    1L,
+                    1L,
+                    null,
+                    "provisional"),
+                RowFactory.create(
+                    TransformsTest.t("10:00:00"),
+                    TransformsTest.t("10:05:00"),
+                    "b",
+                    2L,
+                    2L,
+                    null,
+                    "settled"),
+                RowFactory.create(
+                    TransformsTest.t("10:00:00"),
+                    TransformsTest.t("10:05:00"),
+                    "c",
+                    3L,
+                    3L,
+                    null,
+                    "settled")),
+            gold);
+    Dataset<Row> now =
+        spark.createDataFrame(
+            List.of(
+                RowFactory.create(
+                    TransformsTest.t("10:00:00"),
+                    TransformsTest.t("10:05:00"),
+                    "a",
+                    1L,
+                    1L,
+                    null,
+                    "settled"),
+                RowFactory.create(
+                    TransformsTest.t("10:00:00"),
+                    TransformsTest.t("10:05:00"),
+                    "b",
+                    2L,
+                    2L,
+                    TransformsTest.t("11:00:00"),
+                    "restated"),
+                RowFactory.create(
+                    TransformsTest.t("10:00:00"),
+                    TransformsTest.t("10:05:00"),
+                    "c",
+                    3L,
+                    3L,
+                    null,
+                    "settled")),
+            gold);
+    assertThat(
+            strings(
+                AsOfJob.diff(now, before, TransformsTest.PAGE_5M),
+                "concat_ws(' | ', keys, old_values, "
+                    + "new_values, coalesce(date_format(corrected_at_before, 'HH:mm'), '-'), "
+                    + "coalesce(date_format(corrected_at_after, 'HH:mm'), '-'), status_before, "
+                    + "status_after)"))
+        .containsExactly(
+            "{\"page\":\"a\"} | {\"events\":1,\"value_sum\":1} | "
+                + "{\"events\":1,\"value_sum\":1} | - | - | provisional | settled",
+            "{\"page\":\"b\"} | {\"events\":2,\"value_sum\":2} | "
+                + "{\"events\":2,\"value_sum\":2} | - | 11:00 | settled | restated");
+  }
+
+  /** The rows of {@code expr} over {@code d}, sorted. */
+  private static List<String> strings(Dataset<Row> d, String expr) {
+    List<String> out =
+        new java.util.ArrayList<>(
+            d.selectExpr(expr).as(org.apache.spark.sql.Encoders.STRING()).collectAsList());
+    out.sort(null);
+    return out;
   }
 }

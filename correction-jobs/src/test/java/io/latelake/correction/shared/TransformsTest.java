@@ -6,7 +6,6 @@ import io.latelake.core.metric.LatePolicy;
 import io.latelake.core.metric.Measure;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.testing.SparkTestBase;
-import io.latelake.correction.audit.AsOfJob;
 import io.latelake.correction.rollup.Rollups;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -24,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /** The correction path's pure transformations, on small in-memory data (no I/O). */
 public class TransformsTest extends SparkTestBase {
-  static final MetricSpec PAGE_5M =
+  public static final MetricSpec PAGE_5M =
       new MetricSpec(
           "page_5m",
           Duration.ofMinutes(5),
@@ -47,7 +46,7 @@ public class TransformsTest extends SparkTestBase {
           .add("value", DataTypes.LongType)
           .add("error", DataTypes.StringType);
 
-  static Timestamp t(String hhmmss) {
+  public static Timestamp t(String hhmmss) {
     return Timestamp.from(Instant.parse("2024-05-14T" + hhmmss + "Z"));
   }
 
@@ -374,46 +373,6 @@ public class TransformsTest extends SparkTestBase {
                 .as(org.apache.spark.sql.Encoders.STRING())
                 .collectAsList())
         .containsExactly("{\"events\":1,\"value_sum\":null} -> {\"events\":2,\"value_sum\":null}");
-  }
-
-  @Test
-  void asofDiffShowsCorrectedAtAndStatusChangesWhereMeasuresAreEqual() {
-    StructType gold =
-        new StructType()
-            .add("window_start", DataTypes.TimestampType)
-            .add("window_end", DataTypes.TimestampType)
-            .add("page", DataTypes.StringType)
-            .add("events", DataTypes.LongType)
-            .add("value_sum", DataTypes.LongType)
-            .add("corrected_at", DataTypes.TimestampType)
-            .add("status", DataTypes.StringType);
-    Dataset<Row> before =
-        spark.createDataFrame(
-            List.of(
-                RowFactory.create(t("10:00:00"), t("10:05:00"), "a", 1L, 1L, null, "provisional"),
-                RowFactory.create(t("10:00:00"), t("10:05:00"), "b", 2L, 2L, null, "settled"),
-                RowFactory.create(t("10:00:00"), t("10:05:00"), "c", 3L, 3L, null, "settled")),
-            gold);
-    Dataset<Row> now =
-        spark.createDataFrame(
-            List.of(
-                RowFactory.create(t("10:00:00"), t("10:05:00"), "a", 1L, 1L, null, "settled"),
-                RowFactory.create(
-                    t("10:00:00"), t("10:05:00"), "b", 2L, 2L, t("11:00:00"), "restated"),
-                RowFactory.create(t("10:00:00"), t("10:05:00"), "c", 3L, 3L, null, "settled")),
-            gold);
-    assertThat(
-            strings(
-                AsOfJob.diff(now, before, PAGE_5M),
-                "concat_ws(' | ', keys, old_values, "
-                    + "new_values, coalesce(date_format(corrected_at_before, 'HH:mm'), '-'), "
-                    + "coalesce(date_format(corrected_at_after, 'HH:mm'), '-'), status_before, "
-                    + "status_after)"))
-        .containsExactly(
-            "{\"page\":\"a\"} | {\"events\":1,\"value_sum\":1} | "
-                + "{\"events\":1,\"value_sum\":1} | - | - | provisional | settled",
-            "{\"page\":\"b\"} | {\"events\":2,\"value_sum\":2} | "
-                + "{\"events\":2,\"value_sum\":2} | - | 11:00 | settled | restated");
   }
 
   @Test

@@ -130,9 +130,9 @@ public final class GoldStatus {
   /**
    * The last watermark the gold stream of {@code metric} reported: the largest {@code watermark} of
    * query {@code gold_<metric>} in {@code monitoring.stream_progress} (watermarks never move back).
-   * A window with {@code window_end <= watermark} is closed (inclusive, as Spark evicts). The one
-   * reader of it: the status rule, {@code correct}, {@code audit}, {@code asof} and {@code
-   * backfill} all ask here.
+   * A window with {@code window_end <= watermark} is closed (inclusive, as Spark evicts). The jobs'
+   * one reader of it: {@code correct}, {@code audit}, {@code asof} and {@code backfill} ask here
+   * (the status views compute the same in SQL beside {@link #sql}).
    *
    * @return the watermark (UTC), empty when the stream has reported none
    */

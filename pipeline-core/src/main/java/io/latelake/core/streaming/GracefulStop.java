@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.hadoop.util.ShutdownHookManager;
 import org.apache.spark.sql.streaming.StreamingQuery;
@@ -44,9 +45,9 @@ final class GracefulStop {
    * Registers the hook.
    *
    * @param running the queries running now (read when the stop comes)
-   * @param afterStop writes the last progress rows once the queries have stopped
+   * @param afterStop given the queries it stopped, writes their last progress rows
    */
-  GracefulStop(Supplier<List<StreamingQuery>> running, Runnable afterStop) {
+  GracefulStop(Supplier<List<StreamingQuery>> running, Consumer<List<StreamingQuery>> afterStop) {
     hook =
         () -> {
           requested.set(true);
@@ -55,7 +56,7 @@ final class GracefulStop {
             List<String> names = active.stream().map(StreamingQuery::name).toList();
             LOG.info("Stop requested: stopping {} after their running micro-batch", names);
             stopBetweenBatches(active);
-            afterStop.run();
+            afterStop.accept(active);
           } catch (RuntimeException e) {
             LOG.warn("Graceful stop incomplete: {}", e.toString());
           } finally {

@@ -204,11 +204,6 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     return rows.size();
   }
 
-  /** As {@link ProgressWriter#withoutRecorded}. */
-  List<Row> withoutRecorded(UUID queryId, List<Row> rows) {
-    return writer.withoutRecorded(queryId, rows);
-  }
-
   private static void sleep(Duration d) {
     try {
       Thread.sleep(d.toMillis());

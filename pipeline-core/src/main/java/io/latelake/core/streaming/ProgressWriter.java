@@ -225,12 +225,13 @@ final class ProgressWriter implements AutoCloseable {
     } catch (LatelakeException e) {
       unwritten.putAll(all);
       LOG.warn(
-          "Could not write {} progress rows of queries {} to {}, will write them with the next "
-              + "micro-batch: {}",
+          "Could not write {} progress rows of queries {} to {} after {} attempts, will write "
+              + "them with the next micro-batch: {}",
           all.values().stream().mapToInt(List::size).sum(),
           all.keySet(),
           tablePath,
-          e.getMessage());
+          WRITE_ATTEMPTS,
+          e.getCause() == null ? e.getMessage() : e.getCause().getMessage());
     }
   }
 }

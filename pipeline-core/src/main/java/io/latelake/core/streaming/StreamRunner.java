@@ -104,11 +104,7 @@ public final class StreamRunner {
                 return List.copyOf(queries.values());
               }
             },
-            () -> {
-              List<StreamingQuery> stopped;
-              synchronized (queries) {
-                stopped = List.copyOf(queries.values());
-              }
+            stopped -> {
               for (StreamingQuery q : stopped) {
                 recorder.awaitTerminated(q.runId(), LISTENER_WAIT);
               }
@@ -188,11 +184,12 @@ public final class StreamRunner {
         if (known.isPresent() && n < known.get().maxRestarts() && batchCommitted(spark, s)) {
           restarts.put(q.name(), n + 1);
           LOG.warn(
-              "[{}] {} after micro-batch {}; restarting the query from its checkpoint ({} of at "
-                  + "most {})",
+              "[{}] {} after micro-batch {} was committed ({}); restarting the query from its "
+                  + "checkpoint ({} of at most {})",
               q.name(),
-              known.get().description(),
+              known.get().failure(),
               new Checkpoints(spark, s.checkpoint()).lastCommitted().orElse(-1),
+              known.get().reference(),
               n + 1,
               known.get().maxRestarts());
           recorder.awaitTerminated(q.runId(), LISTENER_WAIT);

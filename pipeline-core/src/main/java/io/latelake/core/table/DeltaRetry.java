@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
  * io.delta.exceptions.DeltaConcurrentModificationException} or its Spark-side base class anywhere
  * in the cause chain), with a bounded, logged exponential backoff. The action must be idempotent (a
  * MERGE on keys, a replaceWhere, a txnAppId/txnVersion write). Delta's own ERROR lines about a
- * conflict this class handles are dropped from the log ({@link HandledConflictFilter}).
+ * conflict this class handles are dropped from the log ({@link HandledConflictFilter}). {@link
+ * #runRetryingAny} retries every failure the same way, for a write whose failure may be transient
+ * (the progress rows of {@code monitoring.stream_progress}).
  */
 public final class DeltaRetry {
   private static final Logger LOG = LoggerFactory.getLogger(DeltaRetry.class);

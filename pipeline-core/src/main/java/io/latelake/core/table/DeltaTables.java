@@ -23,8 +23,10 @@ public final class DeltaTables {
    * @param schema columns
    * @param partitionBy partition columns (may be empty)
    * @param properties table properties, e.g. {@code delta.enableChangeDataFeed=true}
-   * @throws IllegalStateException wrapping Delta's error when no table could be created and none
-   *     appeared within about 11 s (e.g. a folder at {@code path} that is not a Delta table)
+   * @throws IllegalStateException wrapping Delta's (checked) error when no table could be created
+   *     and none appeared within about 11 s, e.g. a folder at {@code path} that is not a Delta
+   *     table; Spark's unchecked errors (no permission, a bad property) are rethrown as they are,
+   *     also after about 11 s of tries
    */
   public static void createIfNotExists(
       SparkSession spark,
@@ -85,6 +87,10 @@ public final class DeltaTables {
         break;
       }
       if (exists(spark, path)) {
+        LOG.warn(
+            "Creating {} lost to a concurrent creation ({}); using the table it created",
+            path,
+            lost.getClass().getSimpleName());
         return;
       }
     }

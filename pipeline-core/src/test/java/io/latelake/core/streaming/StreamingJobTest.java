@@ -202,7 +202,7 @@ class StreamingJobTest extends SparkTestBase {
     String table = tmp.resolve("progress").toString();
     UUID x = UUID.randomUUID();
     UUID y = UUID.randomUUID();
-    try (ProgressRecorder recorder = new ProgressRecorder(spark, table, Set.of("x", "y")).start()) {
+    try (ProgressWriter writer = new ProgressWriter(spark, table, false)) {
       spark
           .createDataFrame(
               List.of(progress(x, 0), progress(x, 1), progress(x, 2), progress(y, 1)),
@@ -212,11 +212,10 @@ class StreamingJobTest extends SparkTestBase {
           .mode("append")
           .save(table);
 
-      assertThat(
-              recorder.withoutRecorded(x, List.of(progress(x, 1), progress(x, 3), progress(x, 4))))
+      assertThat(writer.withoutRecorded(x, List.of(progress(x, 1), progress(x, 3), progress(x, 4))))
           .extracting(r -> r.getLong(3))
           .containsExactly(3L, 4L);
-      assertThat(recorder.withoutRecorded(y, List.of(progress(y, 0), progress(y, 1))))
+      assertThat(writer.withoutRecorded(y, List.of(progress(y, 0), progress(y, 1))))
           .extracting(r -> r.getLong(3))
           .containsExactly(0L);
     }
