@@ -8,7 +8,8 @@
 -- MAGIC enqueued time; negative lateness is clock skew.
 -- MAGIC
 -- MAGIC Parameters: `since` / `until` (arrival days, UTC, inclusive) of the percentiles; the
--- MAGIC watermark advice (the last profile run) and the streaming figures are shown whole.
+-- MAGIC watermark advice and replay (the last profile run) and the streaming figures are shown
+-- MAGIC whole.
 
 -- COMMAND ----------
 
@@ -40,6 +41,24 @@ ORDER BY source, arrival_day
 SELECT *
 FROM latelake_monitoring.watermark_advice
 ORDER BY source, kind DESC, coverage
+
+-- COMMAND ----------
+
+-- MAGIC %md
+-- MAGIC ## What each watermark delay would drop (the replay)
+-- MAGIC Silver's stream replayed over bronze by Spark's rule (the watermark moves once per
+-- MAGIC micro-batch; a row is dropped when its event time is at or behind the previous
+-- MAGIC micro-batch's watermark), in silver's recorded micro-batches. `configured` is silver's
+-- MAGIC delay: its `dropped_count` is what the stream drops; `recommended` is the smallest delay
+-- MAGIC tried whose dropped share meets `lake.profiler.target-drop-share`. `watermark_lag_s`: about
+-- MAGIC how long after its end (arrival time) a window closes.
+
+-- COMMAND ----------
+
+SELECT query_name, delay_s, configured, recommended, dropped_count, dropped_share,
+       watermark_lag_s, rows, micro_batches, batch_basis
+FROM latelake_monitoring.watermark_replay
+ORDER BY delay_s
 
 -- COMMAND ----------
 

@@ -32,6 +32,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code monitoring.lateness_cdf} — the quantiles per source over the range ({@link
  *       LatenessStats#cdf}); overwritten: it holds the latest run's distribution;
  *   <li>{@code monitoring.watermark_advice} — ({@link LatenessStats#advice}); overwritten;
+ *   <li>{@code monitoring.watermark_replay} — silver's watermark replayed for its configured delay
+ *       and the candidates ({@link WatermarkReplay}); overwritten;
  *   <li>{@code monitoring.alerts} — appended: SLA rules ({@link Alerts#fromRules}) and the
  *       watermark-drop alert over {@code monitoring.stream_progress} ({@link Alerts#fromDrops}).
  * </ul>
@@ -56,15 +58,22 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
    * @param stats the rows written to {@code monitoring.lateness_stats}, ordered by source, day
    * @param advice the rows written to {@code monitoring.watermark_advice}
    * @param alerts the rows appended to {@code monitoring.alerts}
+   * @param replay the rows written to {@code monitoring.watermark_replay}, by delay
    * @param wallTime wall time of the run
    */
   public record Result(
-      DayRange range, List<Row> stats, List<Row> advice, List<Row> alerts, Duration wallTime)
+      DayRange range,
+      List<Row> stats,
+      List<Row> advice,
+      List<Row> alerts,
+      List<Row> replay,
+      Duration wallTime)
       implements ActionResult {
     public Result {
       stats = List.copyOf(stats);
       advice = List.copyOf(advice);
       alerts = List.copyOf(alerts);
+      replay = List.copyOf(replay);
     }
 
     /**
@@ -130,17 +139,60 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
           ExitCode.USAGE);
     }
     long horizonDays = (dedupHorizon.toSeconds() + 86_399) / 86_400;
-    Dataset<Row> bronze =
-        spark
-            .read()
-            .format("delta")
-            .load(path)
-            .filter(BronzeRows.ingestDateFrom(range.from().minusDays(horizonDays)));
+    Dataset<Row> bronze = readBronze(spark, tables, range.from().minusDays(horizonDays));
     return LatenessStats.arrivals(bronze)
         .filter(
             BronzeRows.ingestDateFrom(range.from())
                 .and(col("arrival_day").geq(lit(java.sql.Date.valueOf(range.from()))))
                 .and(col("arrival_day").leq(lit(java.sql.Date.valueOf(range.to())))));
+  }
+
+  /**
+   * @return bronze rows that can have arrived on {@code from} or later ({@link
+   *     BronzeRows#ingestDateFrom}: older partitions are pruned)
+   */
+  private static Dataset<Row> readBronze(
+      SparkSession spark, TableRegistry tables, java.time.LocalDate from) {
+    return spark
+        .read()
+        .format("delta")
+        .load(tables.bronzeEvents())
+        .filter(BronzeRows.ingestDateFrom(from));
+  }
+
+  /**
+   * Silver's watermark replayed over the range's bronze rows for its configured delay and the
+   * candidates ({@link WatermarkReplay}), in silver's micro-batches as {@code
+   * monitoring.stream_progress} recorded them.
+   *
+   * @return the rows of {@code monitoring.watermark_replay}, by delay
+   */
+  public static List<Row> replay(
+      SparkSession spark,
+      TableRegistry tables,
+      DayRange range,
+      ProfilerConfig cfg,
+      Instant computedAt) {
+    String query = TableRegistry.SILVER_QUERY;
+    List<WatermarkReplay.Batch> batches =
+        DeltaTables.exists(spark, tables.streamProgress())
+            ? WatermarkReplay.batches(
+                spark.read().format("delta").load(tables.streamProgress()), query)
+            : List.of();
+    List<WatermarkReplay.Outcome> outcomes =
+        WatermarkReplay.replay(
+            spark,
+            WatermarkReplay.input(readBronze(spark, tables, range.from()), range),
+            batches,
+            cfg.sources(),
+            cfg.replayDelays());
+    // through a local DataFrame: rows that carry their schema (read by name)
+    return spark
+        .createDataFrame(
+            WatermarkReplay.rows(
+                query, range, outcomes, cfg.silverDelay(), cfg.targetDropShare(), computedAt),
+            WatermarkReplay.SCHEMA)
+        .collectAsList();
   }
 
   /**
@@ -219,6 +271,15 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
         .option("overwriteSchema", "true")
         .save(registry.monitoring("watermark_advice"));
     LOG.debug("write watermark_advice took {} ms", (System.nanoTime() - adviceStarted) / 1_000_000);
+    List<Row> replayRows =
+        timed("watermark replay", () -> replay(spark, registry, range, cfg, now));
+    spark
+        .createDataFrame(replayRows, WatermarkReplay.SCHEMA)
+        .write()
+        .format("delta")
+        .mode("overwrite")
+        .option("overwriteSchema", "true")
+        .save(registry.monitoring("watermark_replay"));
     long alertsStarted = System.nanoTime();
 
     Dataset<Row> alerts = Alerts.fromRules(spark, fresh, cfg.rules(), now);
@@ -243,9 +304,14 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
           .save(registry.monitoring("alerts"));
     }
     LOG.debug("alerts took {} ms", (System.nanoTime() - alertsStarted) / 1_000_000);
-    ProfileLog.log(statsRows, adviceRows, alertRows);
+    ProfileLog.log(statsRows, adviceRows, alertRows, replayRows);
     return new Result(
-        range, statsRows, adviceRows, alertRows, Duration.ofNanos(System.nanoTime() - started));
+        range,
+        statsRows,
+        adviceRows,
+        alertRows,
+        replayRows,
+        Duration.ofNanos(System.nanoTime() - started));
   }
 
   private static <T> T timed(String what, java.util.function.Supplier<T> body) {

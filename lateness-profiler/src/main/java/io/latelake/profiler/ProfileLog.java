@@ -14,9 +14,10 @@ final class ProfileLog {
 
   /**
    * One line per source over the range (a long history must not print a line per day: the per-day
-   * figures are in {@code monitoring.lateness_stats}), then the advice and the alerts.
+   * figures are in {@code monitoring.lateness_stats}), then the advice, the watermark replay and
+   * the alerts.
    */
-  static void log(List<Row> stats, List<Row> advice, List<Row> alerts) {
+  static void log(List<Row> stats, List<Row> advice, List<Row> alerts, List<Row> replay) {
     Map<String, List<Row>> bySource = new java.util.TreeMap<>();
     for (Row r : stats) {
       bySource.computeIfAbsent(r.getAs("source"), k -> new java.util.ArrayList<>()).add(r);
@@ -32,6 +33,37 @@ final class ProfileLog {
           r.getAs("configured_delay_s"),
           r.getAs("configured_beyond_count"),
           r.getAs("configured_beyond_share"));
+    }
+    if (!replay.isEmpty()) {
+      StringBuilder drops = new StringBuilder();
+      Object configured = null;
+      Object recommended = "none";
+      for (Row r : replay) {
+        drops.append(drops.length() == 0 ? "" : ", ");
+        drops
+            .append(r.<Double>getAs("delay_s"))
+            .append(" s: ")
+            .append(r.<Long>getAs("dropped_count"));
+        if (r.<Boolean>getAs("configured")) {
+          configured = r.getAs("delay_s");
+        }
+        if (r.<Boolean>getAs("recommended")) {
+          recommended = r.getAs("delay_s") + " s";
+        }
+      }
+      Row first = replay.get(0);
+      LOG.info(
+          "watermark replay {} over {} micro-batches ({}), rows dropped of {} by delay: {}; "
+              + "configured {} s, recommended {} (target share {}); per delay in "
+              + "monitoring.watermark_replay",
+          first.getAs("query_name"),
+          first.getAs("micro_batches"),
+          first.getAs("batch_basis"),
+          first.getAs("rows"),
+          drops,
+          configured,
+          recommended,
+          first.getAs("target_drop_share"));
     }
     for (Row r : alerts) {
       LOG.warn("ALERT {}: {}", r.getAs("rule"), r.getAs("message"));

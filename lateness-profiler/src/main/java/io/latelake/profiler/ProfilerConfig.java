@@ -29,6 +29,12 @@ import java.util.List;
  * @param dedupHorizon id horizon of the exact dedup ({@code lake.correction.dedup-horizon}, the
  *     correction path's): copies ingested this long before the profiled days are read to tell a
  *     redelivery from a first arrival
+ * @param silverDelay {@code lake.silver.watermark-delay}: the delay of the stream whose drops the
+ *     watermark replay predicts ({@link WatermarkReplay})
+ * @param candidateDelays {@code lake.profiler.candidate-delays}: further delays the replay tries
+ * @param targetDropShare {@code lake.profiler.target-drop-share}: the replay recommends the
+ *     smallest delay whose dropped share is at most this, in [0, 1)
+ * @param sources {@code lake.sources}: the sources with a watermark of their own
  */
 public record ProfilerConfig(
     int lookbackDays,
@@ -44,11 +50,27 @@ public record ProfilerConfig(
     long dropMaxCount,
     double dropMaxShare,
     String reportDir,
-    Duration dedupHorizon) {
+    Duration dedupHorizon,
+    Duration silverDelay,
+    List<Duration> candidateDelays,
+    double targetDropShare,
+    List<String> sources) {
 
   public ProfilerConfig {
     watermarkCoverage = List.copyOf(watermarkCoverage);
     rules = List.copyOf(rules);
+    candidateDelays = List.copyOf(candidateDelays);
+    sources = List.copyOf(sources);
+  }
+
+  /**
+   * @return the delays the watermark replay tries: silver's configured delay and the candidates,
+   *     ascending, each once
+   */
+  public List<Duration> replayDelays() {
+    java.util.TreeSet<Duration> all = new java.util.TreeSet<>(candidateDelays);
+    all.add(silverDelay);
+    return List.copyOf(all);
   }
 
   /**
@@ -97,6 +119,12 @@ public record ProfilerConfig(
     if (dir.isEmpty()) {
       dir = Settings.of(root).string("lake.root") + "/reports/lateness";
     }
+    List<Duration> candidates = s.positiveDurations("candidate-delays");
+    double target = s.number("target-drop-share");
+    if (target < 0 || target >= 1) {
+      throw LakeConfigException.invalid(
+          s.key("target-drop-share"), target, "must be a share at least 0 and below 1");
+    }
     return new ProfilerConfig(
         lookback,
         accuracy,
@@ -111,7 +139,11 @@ public record ProfilerConfig(
         maxCount,
         maxShare,
         dir,
-        SharedSettings.dedupHorizon(root));
+        SharedSettings.dedupHorizon(root),
+        SharedSettings.silverWatermarkDelay(root),
+        candidates,
+        target,
+        io.latelake.core.streaming.SourceInputs.fromConfig(root));
   }
 
   private static List<Double> shares(Settings s, Config root, String path) {

@@ -34,6 +34,34 @@ class ProfilerConfigTest {
   }
 
   @Test
+  void theReplayTriesSilversDelayAndTheCandidatesOnceEachInOrder() {
+    ProfilerConfig cfg =
+        Fixtures.profiler(
+            "lake.silver.watermark-delay=1 minute",
+            "lake.profiler.candidate-delays=[10 minutes, 60 seconds, 5 s]",
+            "lake.profiler.target-drop-share=0.01");
+    assertThat(cfg.replayDelays())
+        .containsExactly(Duration.ofSeconds(5), Duration.ofMinutes(1), Duration.ofMinutes(10));
+    assertThat(cfg.targetDropShare()).isEqualTo(0.01);
+    assertThat(Fixtures.profiler().targetDropShare()).isEqualTo(0.001);
+    assertThatThrownBy(() -> Fixtures.profiler("lake.profiler.candidate-delays=[1 minute, soon]"))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value '[1 minute, soon]' for key 'lake.profiler.candidate-delays': "
+                + "expected a list of durations such as [1 second, 5 minutes]");
+    assertThatThrownBy(() -> Fixtures.profiler("lake.profiler.candidate-delays=[0 s]"))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value '[0 s]' for key 'lake.profiler.candidate-delays': "
+                + "each duration must be positive");
+    assertThatThrownBy(() -> Fixtures.profiler("lake.profiler.target-drop-share=1"))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value '1.0' for key 'lake.profiler.target-drop-share': must be a share at "
+                + "least 0 and below 1");
+  }
+
+  @Test
   void aWhatIfWatermarkDelayOverridesGoldsUpToTheHorizon() {
     assertThat(Fixtures.profiler("lake.profiler.watermark-delay=1 hour").watermarkDelay())
         .isEqualTo(Duration.ofHours(1));

@@ -89,6 +89,7 @@ class ReportJobTest extends SparkTestBase {
               0L,
               Fixtures.ts("2024-05-14T10:0" + b + ":00Z"),
               0L,
+              null,
               null));
     }
     spark

@@ -19,7 +19,7 @@ import java.time.Duration;
 public record SilverConfig(
     Duration watermarkDelay, TriggerSpec trigger, EventSchema event, SourceWatermarks sources) {
   /** The streaming query's name, also its checkpoint folder. */
-  public static final String QUERY_NAME = "silver_events";
+  public static final String QUERY_NAME = io.latelake.core.table.TableRegistry.SILVER_QUERY;
 
   /** Config key of the silver stream's watermark delay. */
   public static final String WATERMARK_DELAY_KEY = "lake.silver.watermark-delay";

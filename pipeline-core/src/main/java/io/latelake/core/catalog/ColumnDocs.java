@@ -49,6 +49,10 @@ final class ColumnDocs {
               "watermark_advice",
               "Per source: the watermark delay that would have covered "
                   + "each target share, and the configured delay's drops."),
+          Map.entry(
+              "watermark_replay",
+              "Silver's watermark replayed over bronze by Spark's rule, in silver's micro-batches: "
+                  + "rows each delay (seconds) drops, and the recommended delay."),
           Map.entry("alerts", "Alerts raised by profile: rule, subject, observed value, limit."));
 
   static final Map<String, String> COLUMNS =
@@ -81,6 +85,10 @@ final class ColumnDocs {
           Map.entry("batch_id", "Micro-batch id."),
           Map.entry("input_rows", "Rows read by the micro-batch."),
           Map.entry("watermark", "Watermark reported after the micro-batch (UTC)."),
+          Map.entry(
+              "input_ingested_until",
+              "Largest bronze ingested_at (UTC) among the micro-batch's input rows: which bronze "
+                  + "micro-batches it read."),
           Map.entry("rows_dropped_by_watermark", "Rows dropped as behind the watermark."),
           Map.entry("run_id", "Id of the job run."),
           Map.entry("metric", "Gold metric name."),

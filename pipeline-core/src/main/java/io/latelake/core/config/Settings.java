@@ -141,6 +141,27 @@ public final class Settings {
     }
   }
 
+  /**
+   * A list of positive HOCON durations ({@code [1 second, 5 minutes]}).
+   *
+   * @throws LakeConfigException "expected a list of durations" when an entry is not a duration,
+   *     "each duration must be positive" for a zero or negative entry
+   */
+  public List<Duration> positiveDurations(String path) {
+    require(path);
+    List<Duration> v;
+    try {
+      v = config.getDurationList(path);
+    } catch (ConfigException.WrongType | ConfigException.BadValue e) {
+      throw LakeConfigException.invalid(
+          key(path), raw(path), "expected a list of durations such as [1 second, 5 minutes]");
+    }
+    if (v.stream().anyMatch(d -> d.isZero() || d.isNegative())) {
+      throw LakeConfigException.invalid(key(path), raw(path), "each duration must be positive");
+    }
+    return List.copyOf(v);
+  }
+
   /** A whole number within [min, max]. */
   public int intBetween(String path, int min, int max) {
     require(path);

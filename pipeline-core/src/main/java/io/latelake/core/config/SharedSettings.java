@@ -22,6 +22,16 @@ public final class SharedSettings {
   }
 
   /**
+   * @param root the effective config
+   * @return {@code lake.silver.watermark-delay}: the delay of silver's dedup watermark, the one
+   *     that drops rows from the fast path (a row behind it never reaches silver or gold)
+   * @throws LakeConfigException unless it is a positive duration
+   */
+  public static Duration silverWatermarkDelay(Config root) {
+    return Settings.of(root).positiveDuration("lake.silver.watermark-delay");
+  }
+
+  /**
    * The correction horizon: a gold window is {@code provisional} until now (UTC) ≥ its end + this
    * horizon, then {@code settled} (or {@code restated} once a correction changed it). An event
    * later than this restates a settled number; the lateness profiler counts those events ({@code

@@ -119,10 +119,12 @@ public final class SourceInputs {
       Dataset<Row> in, Duration delay, SourceWatermarks sources, Column keep) {
     String interval = delay.toMillis() + " milliseconds";
     List<String> listed = sources.listed();
-    Dataset<Row> kept = keep == null ? in : in.filter(keep);
     if (listed.isEmpty()) {
-      return kept.withWatermark("event_time", interval);
+      Dataset<Row> observed = observeIngested(in);
+      return (keep == null ? observed : observed.filter(keep))
+          .withWatermark("event_time", interval);
     }
+    Dataset<Row> kept = keep == null ? in : in.filter(keep);
     Dataset<Row> out = null;
     for (String s : listed) {
       Dataset<Row> one =
@@ -138,7 +140,9 @@ public final class SourceInputs {
     // last: the union takes the event_time column (and its watermark) from its first input. Each
     // input scans the micro-batch and Spark adds up the scans in its input row count; this one
     // counts every row once, as Spark does for one input.
-    Dataset<Row> counted = in.observe(INPUT_ROWS, count(lit(1)).as("rows"), new Column[0]);
+    // (an observation may appear once in a plan: the rows read and ingested_at are observed here)
+    Dataset<Row> counted =
+        observeIngested(in.observe(INPUT_ROWS, count(lit(1)).as("rows"), new Column[0]));
     return out.union(
         (keep == null ? counted : counted.filter(keep))
             .filter(not(coalesce(col("source").isInCollection(listed), lit(false)))));
@@ -157,6 +161,36 @@ public final class SourceInputs {
   public static long inputRows(StreamingQueryProgress progress) {
     Row observed = progress.observedMetrics().get(INPUT_ROWS);
     return observed == null || observed.isNullAt(0) ? progress.numInputRows() : observed.getLong(0);
+  }
+
+  /**
+   * Name of the observation that records the largest {@code ingested_at} among a micro-batch's
+   * input rows (column {@code input_ingested_until} of {@code monitoring.stream_progress}).
+   */
+  public static final String INPUT_INGESTED = "latelake_input_ingested";
+
+  /**
+   * @return {@code in} observed with {@link #INPUT_INGESTED} when it has an {@code ingested_at}
+   *     column (silver's and gold's inputs), else {@code in} unchanged. An observation adds no
+   *     state and no Spark job: existing checkpoints continue.
+   */
+  static Dataset<Row> observeIngested(Dataset<Row> in) {
+    if (!Arrays.asList(in.columns()).contains("ingested_at")) {
+      return in;
+    }
+    return in.observe(
+        INPUT_INGESTED,
+        org.apache.spark.sql.functions.max(col("ingested_at")).as("ingested_at"),
+        new Column[0]);
+  }
+
+  /**
+   * @return the largest {@code ingested_at} a micro-batch read ({@link #INPUT_INGESTED}); null when
+   *     the query does not observe it or the micro-batch read no row
+   */
+  public static java.sql.Timestamp ingestedUntil(StreamingQueryProgress progress) {
+    Row observed = progress.observedMetrics().get(INPUT_INGESTED);
+    return observed == null || observed.isNullAt(0) ? null : observed.getTimestamp(0);
   }
 
   /** Column flagging an idle marker between its projection and its filter. */

@@ -24,7 +24,13 @@ import org.apache.spark.sql.types.StructType;
  * trigger_ms} long, {@code add_batch_ms} long, {@code recorded_at} timestamp, {@code
  * rows_dropped_duplicates} long (rows removed by deduplication operators, Spark's {@code
  * numDroppedDuplicateRows}), {@code recovery} string (null for a row from Spark's report; {@code
- * killed} or {@code kafka-metrics-npe} for a recovered row whose figures were lost).
+ * killed} or {@code kafka-metrics-npe} for a recovered row whose figures were lost), {@code
+ * input_ingested_until} timestamp (UTC: the largest bronze {@code ingested_at} among the
+ * micro-batch's input rows, {@link SourceInputs#INPUT_INGESTED}; null for a query whose input has
+ * no {@code ingested_at} (bronze), a micro-batch without input, a recovered row, and rows written
+ * before the column existed). Bronze stamps every row of one of its micro-batches with the same
+ * {@code ingested_at}, so this column tells which bronze rows each silver micro-batch read: the
+ * watermark replay of the lateness profiler cuts bronze into silver's micro-batches with it.
  */
 public final class StreamProgressTable {
   private StreamProgressTable() {}
@@ -52,7 +58,8 @@ public final class StreamProgressTable {
           .add("add_batch_ms", DataTypes.LongType)
           .add("recorded_at", DataTypes.TimestampType)
           .add("rows_dropped_duplicates", DataTypes.LongType)
-          .add("recovery", DataTypes.StringType);
+          .add("recovery", DataTypes.StringType)
+          .add("input_ingested_until", DataTypes.TimestampType);
 
   /**
    * Properties of a new {@code monitoring.stream_progress}: a Delta checkpoint every 100 commits
@@ -73,7 +80,8 @@ public final class StreamProgressTable {
       long duplicates,
       long stateRows,
       long triggerMs,
-      long addBatchMs) {
+      long addBatchMs,
+      Timestamp ingestedUntil) {
     static Figures of(StreamingQueryProgress p) {
       long dropped = 0;
       long duplicates = 0;
@@ -97,7 +105,8 @@ public final class StreamProgressTable {
           duplicates,
           stateRows,
           duration(p, "triggerExecution"),
-          duration(p, "addBatch"));
+          duration(p, "addBatch"),
+          SourceInputs.ingestedUntil(p));
     }
 
     private static long duration(StreamingQueryProgress p, String key) {
@@ -125,7 +134,8 @@ public final class StreamProgressTable {
         f.addBatchMs(),
         Timestamp.from(Instant.now()),
         f.duplicates(),
-        null);
+        null,
+        f.ingestedUntil());
   }
 
   /**
@@ -160,6 +170,7 @@ public final class StreamProgressTable {
         null,
         Timestamp.from(Instant.now()),
         null,
-        recovery);
+        recovery,
+        null);
   }
 }

@@ -17,6 +17,9 @@ import java.util.regex.Pattern;
  * </pre>
  */
 public final class TableRegistry {
+  /** Name of silver's streaming query (its checkpoint folder, its rows in stream_progress). */
+  public static final String SILVER_QUERY = "silver_events";
+
   private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]*");
   private final String root;
 

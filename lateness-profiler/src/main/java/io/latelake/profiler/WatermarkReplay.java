@@ -1,0 +1,458 @@
+package io.latelake.profiler;
+
+import static org.apache.spark.sql.functions.broadcast;
+import static org.apache.spark.sql.functions.coalesce;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.count_if;
+import static org.apache.spark.sql.functions.element_at;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.max;
+import static org.apache.spark.sql.functions.unix_micros;
+import static org.apache.spark.sql.functions.when;
+
+import io.latelake.core.time.DayRange;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeMap;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * What-if replay of silver's watermark: for a watermark delay, the rows silver's stream drops
+ * behind it, by Spark's rule and in silver's own micro-batches. The rows of {@code
+ * monitoring.watermark_replay}.
+ *
+ * <p><b>Spark's rule</b> (Spark 4.1.1, DESIGN.md "How Spark decides what is late"): the watermark
+ * moves once per micro-batch, not after every row. Micro-batch N starts with W_N = max(W_{N−1},
+ * (largest event time read in micro-batches before N) − delay), and its rows are filtered against
+ * W_{N−1}: a row is dropped when its event time ≤ W_{N−1}. With {@code lake.sources} listed, each
+ * listed source has its own largest event time and the query's watermark is the smallest (Spark's
+ * {@code min} policy); until every listed source has sent a row, it does not move. Rows of other
+ * sources move no watermark and are judged against the same one.
+ *
+ * <p><b>Silver's micro-batches.</b> Bronze stamps every row of one of its micro-batches with the
+ * same {@code ingested_at}, and silver records in {@code monitoring.stream_progress} the largest
+ * {@code ingested_at} each of its micro-batches read ({@code input_ingested_until}), no-data
+ * micro-batches included. Where those records cover the rows, the replay cuts bronze exactly as
+ * silver read it (basis {@code recorded}). Rows ingested after the last record (silver has not run
+ * since, or the delay is a what-if for data it never saw) and lakes whose records predate the
+ * column (a data micro-batch without {@code input_ingested_until}) are cut one bronze micro-batch
+ * per silver micro-batch, each followed by a no-data micro-batch: how silver runs when it keeps up
+ * with bronze (basis {@code per-bronze-batch}, or {@code recorded+per-bronze-batch} when both
+ * apply). Silver reading several bronze micro-batches at once moves its watermark less often and
+ * drops fewer rows than this predicts.
+ *
+ * <p><b>What is replayed.</b> Silver's input: bronze rows with {@code error} null and an event time
+ * (every received copy: a redelivered copy behind the watermark is dropped too), whose arrival day
+ * ({@code to_date(coalesce(enqueued_time, ingested_at))}) is in the profiled range. The replay
+ * starts with no watermark at the range's first micro-batch; on a range that starts after the
+ * stream did, its first micro-batches drop less than the stream did. Idle timeouts ({@code
+ * lake.sources-idle-after}) and restarts of the query (Spark counts a listed source that has not
+ * sent a row since the restart as watermark 0) are not replayed.
+ *
+ * <p><b>Cost.</b> Two passes over the range's bronze rows: one aggregation per (bronze micro-batch,
+ * source) that the driver turns into the watermark sequence of every delay, then one count over a
+ * broadcast join on {@code ingested_at}. The driver holds one entry per bronze micro-batch.
+ */
+public final class WatermarkReplay {
+  /** {@code batch_basis}: every row cut by silver's recorded micro-batches. */
+  public static final String RECORDED = "recorded";
+
+  /** {@code batch_basis}: one silver micro-batch per bronze micro-batch (no records). */
+  public static final String PER_BRONZE_BATCH = "per-bronze-batch";
+
+  /** {@code batch_basis}: recorded micro-batches, then one per bronze micro-batch after them. */
+  public static final String MIXED = RECORDED + "+" + PER_BRONZE_BATCH;
+
+  /**
+   * Schema of {@code monitoring.watermark_replay}, one row per delay: {@code query_name} string,
+   * {@code from_day}, {@code to_day} date (arrival days replayed), {@code delay_s} double (the
+   * watermark delay, seconds), {@code configured} boolean (silver's configured delay), {@code
+   * recommended} boolean (the smallest delay whose dropped share is at most the target), {@code
+   * rows} long (silver's input rows replayed), {@code micro_batches} long (micro-batches with
+   * rows), {@code dropped_count} long and {@code dropped_share} double (rows behind the watermark,
+   * of {@code rows}), {@code watermark_lag_s} double (median over the micro-batches with rows of
+   * the latest enqueued time read so far minus the watermark after the micro-batch: about how long
+   * after its end, in arrival time, a window closes; null before the watermark moves), {@code
+   * batch_basis} string ({@link #RECORDED}, {@link #MIXED} or {@link #PER_BRONZE_BATCH}), {@code
+   * target_drop_share} double, {@code computed_at} timestamp.
+   */
+  public static final StructType SCHEMA =
+      new StructType()
+          .add("query_name", DataTypes.StringType)
+          .add("from_day", DataTypes.DateType)
+          .add("to_day", DataTypes.DateType)
+          .add("delay_s", DataTypes.DoubleType)
+          .add("configured", DataTypes.BooleanType)
+          .add("recommended", DataTypes.BooleanType)
+          .add("rows", DataTypes.LongType)
+          .add("micro_batches", DataTypes.LongType)
+          .add("dropped_count", DataTypes.LongType)
+          .add("dropped_share", DataTypes.DoubleType)
+          .add("watermark_lag_s", DataTypes.DoubleType)
+          .add("batch_basis", DataTypes.StringType)
+          .add("target_drop_share", DataTypes.DoubleType)
+          .add("computed_at", DataTypes.TimestampType);
+
+  private static final long NONE = Long.MIN_VALUE;
+
+  private WatermarkReplay() {}
+
+  /**
+   * One recorded micro-batch of the replayed query, in the order it ran.
+   *
+   * @param inputRows rows it read (null for a recovered row whose figures were lost)
+   * @param ingestedUntil the largest {@code ingested_at} it read, microseconds since the epoch
+   *     (null when not recorded)
+   */
+  public record Batch(Long inputRows, Long ingestedUntil) {
+    boolean hasData() {
+      return inputRows == null || inputRows > 0;
+    }
+  }
+
+  /**
+   * The query's micro-batches from {@code monitoring.stream_progress}, in the order they ran (by
+   * {@code batch_timestamp}, then {@code batch_id}): rows of {@code queryName}.
+   *
+   * @param progress {@code monitoring.stream_progress} (a table without {@code
+   *     input_ingested_until} gives batches without it)
+   */
+  public static List<Batch> batches(Dataset<Row> progress, String queryName) {
+    Column until =
+        Arrays.asList(progress.columns()).contains("input_ingested_until")
+            ? unix_micros(col("input_ingested_until"))
+            : lit(null).cast(DataTypes.LongType);
+    List<Batch> out = new ArrayList<>();
+    for (Row r :
+        progress
+            .filter(col("query_name").equalTo(lit(queryName)))
+            .orderBy(col("batch_timestamp"), col("batch_id"))
+            .select(col("input_rows"), until)
+            .collectAsList()) {
+      out.add(new Batch(r.isNullAt(0) ? null : r.getLong(0), r.isNullAt(1) ? null : r.getLong(1)));
+    }
+    return out;
+  }
+
+  /**
+   * Silver's input rows among bronze rows: {@code error} null, an event time and an arrival day
+   * ({@code to_date(coalesce(enqueued_time, ingested_at))}) in {@code range}.
+   */
+  public static Dataset<Row> input(Dataset<Row> bronze, DayRange range) {
+    Column arrivalDay =
+        org.apache.spark.sql.functions.to_date(coalesce(col("enqueued_time"), col("ingested_at")));
+    return bronze.filter(
+        col("error")
+            .isNull()
+            .and(col("event_time").isNotNull())
+            .and(col("ingested_at").isNotNull())
+            .and(arrivalDay.geq(lit(java.sql.Date.valueOf(range.from()))))
+            .and(arrivalDay.leq(lit(java.sql.Date.valueOf(range.to())))));
+  }
+
+  /**
+   * Replays {@code input} for every delay.
+   *
+   * @param spark the session
+   * @param input output of {@link #input}
+   * @param batches the replayed query's recorded micro-batches ({@link #batches}; empty: none)
+   * @param sources {@code lake.sources} (empty: one watermark)
+   * @param delays the delays to replay, ascending, without repeats
+   * @return per delay, in the order given
+   */
+  public static List<Outcome> replay(
+      SparkSession spark,
+      Dataset<Row> input,
+      List<Batch> batches,
+      List<String> sources,
+      List<Duration> delays) {
+    Column group = sources.isEmpty() ? lit(0) : lit(-1);
+    for (int i = sources.size() - 1; i >= 0; i--) {
+      group = when(col("source").equalTo(lit(sources.get(i))), lit(i)).otherwise(group);
+    }
+    Dataset<Row> keyed =
+        input.select(
+            unix_micros(col("ingested_at")).as("_ingested"),
+            group.as("_group"),
+            unix_micros(col("event_time")).as("_event"),
+            unix_micros(col("enqueued_time")).as("_enqueued"));
+    spark
+        .sparkContext()
+        .setJobDescription("profile: watermark replay, event time per bronze micro-batch");
+    List<Row> buckets;
+    try {
+      buckets =
+          keyed
+              .groupBy(col("_ingested"), col("_group"))
+              .agg(max(col("_event")), max(col("_enqueued")), count(lit(1)))
+              .collectAsList();
+    } finally {
+      spark.sparkContext().setJobDescription(null);
+    }
+    Steps steps = Steps.of(buckets, batches, Math.max(1, sources.size()));
+    List<long[]> late = new ArrayList<>();
+    List<Double> lags = new ArrayList<>();
+    for (Duration d : delays) {
+      Simulation sim = steps.simulate(d.toNanos() / 1000);
+      late.add(sim.late());
+      lags.add(sim.medianLagSeconds());
+    }
+    // per bronze micro-batch (ingested_at), the watermark its rows are judged against, per delay
+    List<Row> judged = new ArrayList<>();
+    for (var e : steps.stepOf.entrySet()) {
+      Long[] w = new Long[delays.size()];
+      for (int i = 0; i < delays.size(); i++) {
+        long v = late.get(i)[e.getValue()];
+        w[i] = v == NONE ? null : v;
+      }
+      judged.add(RowFactory.create(e.getKey(), Arrays.asList(w)));
+    }
+    StructType judgedSchema =
+        new StructType()
+            .add("_ingested", DataTypes.LongType)
+            .add("_late", DataTypes.createArrayType(DataTypes.LongType));
+    List<Column> counts = new ArrayList<>();
+    counts.add(count(lit(1)));
+    for (int i = 0; i < delays.size(); i++) {
+      counts.add(count_if(col("_event").leq(element_at(col("_late"), i + 1))));
+    }
+    spark.sparkContext().setJobDescription("profile: watermark replay, rows behind the watermark");
+    Row totals;
+    try {
+      totals =
+          keyed
+              .join(broadcast(spark.createDataFrame(judged, judgedSchema)), "_ingested")
+              .agg(counts.get(0), counts.subList(1, counts.size()).toArray(Column[]::new))
+              .first();
+    } finally {
+      spark.sparkContext().setJobDescription(null);
+    }
+    List<Outcome> out = new ArrayList<>();
+    for (int i = 0; i < delays.size(); i++) {
+      out.add(
+          new Outcome(
+              delays.get(i),
+              totals.getLong(0),
+              steps.dataSteps(),
+              totals.getLong(i + 1),
+              lags.get(i),
+              steps.basis()));
+    }
+    return out;
+  }
+
+  /**
+   * The replay of one delay.
+   *
+   * @param delay the watermark delay
+   * @param rows silver input rows replayed
+   * @param microBatches micro-batches with rows
+   * @param dropped rows behind the watermark
+   * @param watermarkLagSeconds median lag of the watermark behind the arrivals (null: never moved)
+   * @param basis how the rows were cut into micro-batches
+   */
+  public record Outcome(
+      Duration delay,
+      long rows,
+      long microBatches,
+      long dropped,
+      Double watermarkLagSeconds,
+      String basis) {
+    /**
+     * @return dropped / rows (0 when nothing was replayed)
+     */
+    public double droppedShare() {
+      return rows == 0 ? 0 : (double) dropped / rows;
+    }
+  }
+
+  /**
+   * @return the smallest delay whose dropped share is at most {@code target}, or null when none is
+   */
+  public static Duration recommend(List<Outcome> outcomes, double target) {
+    return outcomes.stream()
+        .filter(o -> o.droppedShare() <= target)
+        .map(Outcome::delay)
+        .min(Duration::compareTo)
+        .orElse(null);
+  }
+
+  /**
+   * @return the rows of {@code monitoring.watermark_replay} ({@link #SCHEMA})
+   */
+  public static List<Row> rows(
+      String queryName,
+      DayRange range,
+      List<Outcome> outcomes,
+      Duration configured,
+      double target,
+      Instant computedAt) {
+    Duration recommended = recommend(outcomes, target);
+    List<Row> out = new ArrayList<>();
+    for (Outcome o : outcomes) {
+      out.add(
+          RowFactory.create(
+              queryName,
+              java.sql.Date.valueOf(range.from()),
+              java.sql.Date.valueOf(range.to()),
+              o.delay().toNanos() / 1e9,
+              o.delay().equals(configured),
+              o.delay().equals(recommended),
+              o.rows(),
+              o.microBatches(),
+              o.dropped(),
+              o.droppedShare(),
+              o.watermarkLagSeconds(),
+              o.basis(),
+              target,
+              Timestamp.from(computedAt)));
+    }
+    return out;
+  }
+
+  /** The replayed micro-batches: which step each bronze micro-batch falls in, and their figures. */
+  private static final class Steps {
+    /** bronze ingested_at (µs) → step index */
+    final TreeMap<Long, Integer> stepOf = new TreeMap<>();
+
+    /** per step and watermark group: largest event time (µs), NONE without rows */
+    final long[][] maxEvent;
+
+    /** per step: largest enqueued time (µs), NONE without one; and whether it has rows */
+    final long[] maxEnqueued;
+
+    final boolean[] hasRows;
+    final String basis;
+
+    private Steps(int count, int groups, String basis) {
+      maxEvent = new long[count][groups];
+      for (long[] g : maxEvent) {
+        Arrays.fill(g, NONE);
+      }
+      maxEnqueued = new long[count];
+      Arrays.fill(maxEnqueued, NONE);
+      hasRows = new boolean[count];
+      this.basis = basis;
+    }
+
+    /**
+     * @param buckets rows (ingested_at µs, group, max event µs, max enqueued µs, count)
+     * @param batches recorded micro-batches
+     * @param groups watermark groups (listed sources, or 1)
+     */
+    static Steps of(List<Row> buckets, List<Batch> batches, int groups) {
+      TreeMap<Long, List<Row>> byIngested = new TreeMap<>();
+      for (Row b : buckets) {
+        byIngested.computeIfAbsent(b.getLong(0), k -> new ArrayList<>()).add(b);
+      }
+      boolean recorded =
+          !batches.isEmpty()
+              && batches.stream().noneMatch(b -> b.hasData() && b.ingestedUntil() == null);
+      TreeMap<Long, Integer> stepOf = new TreeMap<>();
+      int next = 0;
+      if (recorded) {
+        var it = byIngested.keySet().iterator();
+        Long pending = it.hasNext() ? it.next() : null;
+        for (int i = 0; i < batches.size(); i++) {
+          Long until = batches.get(i).ingestedUntil();
+          while (until != null && pending != null && pending <= until) {
+            stepOf.put(pending, i);
+            pending = it.hasNext() ? it.next() : null;
+          }
+        }
+        next = batches.size();
+      }
+      boolean after = false;
+      for (Long ingested : byIngested.keySet()) {
+        if (!stepOf.containsKey(ingested)) {
+          stepOf.put(ingested, next);
+          next += 2; // each followed by the no-data micro-batch that moves the watermark
+          after = true;
+        }
+      }
+      String basis = !recorded ? PER_BRONZE_BATCH : after ? MIXED : RECORDED;
+      Steps s = new Steps(next, groups, basis);
+      s.stepOf.putAll(stepOf);
+      for (var e : byIngested.entrySet()) {
+        int step = stepOf.get(e.getKey());
+        s.hasRows[step] = true;
+        for (Row b : e.getValue()) {
+          int g = b.getInt(1);
+          if (g >= 0) {
+            s.maxEvent[step][g] = Math.max(s.maxEvent[step][g], b.getLong(2));
+          }
+          if (!b.isNullAt(3)) {
+            s.maxEnqueued[step] = Math.max(s.maxEnqueued[step], b.getLong(3));
+          }
+        }
+      }
+      return s;
+    }
+
+    long dataSteps() {
+      long n = 0;
+      for (boolean b : hasRows) {
+        n += b ? 1 : 0;
+      }
+      return n;
+    }
+
+    String basis() {
+      return basis;
+    }
+
+    /** Spark's watermark sequence for one delay (class comment). */
+    Simulation simulate(long delayMicros) {
+      int groups = maxEvent.length == 0 ? 1 : maxEvent[0].length;
+      long[] seen = new long[groups];
+      Arrays.fill(seen, NONE);
+      long[] late = new long[maxEvent.length];
+      long previousStart = NONE; // W_{N-1}
+      long start = NONE; // W_N
+      long arrivals = NONE;
+      List<Double> lags = new ArrayList<>();
+      for (int n = 0; n < maxEvent.length; n++) {
+        late[n] = previousStart;
+        long lowest = Long.MAX_VALUE;
+        for (int g = 0; g < groups; g++) {
+          seen[g] = Math.max(seen[g], maxEvent[n][g]);
+          lowest = Math.min(lowest, seen[g]);
+        }
+        long next = lowest == NONE ? start : Math.max(start, lowest - delayMicros);
+        previousStart = start;
+        start = next;
+        arrivals = Math.max(arrivals, maxEnqueued[n]);
+        if (hasRows[n] && start != NONE && arrivals != NONE) {
+          lags.add((arrivals - start) / 1e6);
+        }
+      }
+      return new Simulation(late, median(lags));
+    }
+
+    private static Double median(List<Double> values) {
+      if (values.isEmpty()) {
+        return null;
+      }
+      List<Double> sorted = new ArrayList<>(values);
+      sorted.sort(null);
+      return sorted.get((sorted.size() - 1) / 2);
+    }
+  }
+
+  /**
+   * @param late per step, the watermark its rows are judged against (NONE: none yet)
+   * @param medianLagSeconds median lag of the watermark behind the arrivals
+   */
+  private record Simulation(long[] late, Double medianLagSeconds) {}
+}

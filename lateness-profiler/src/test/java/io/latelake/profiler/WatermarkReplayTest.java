@@ -1,0 +1,233 @@
+package io.latelake.profiler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import io.latelake.core.testing.SparkTestBase;
+import io.latelake.core.time.DayRange;
+import java.sql.Date;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The watermark replay on hand-made bronze micro-batches where Spark's rule (the watermark moves
+ * once per micro-batch, rows judged against the previous micro-batch's) and the per-arrival bound
+ * give different counts, each asserted.
+ *
+ * <p>Three bronze micro-batches of source {@code s} (event time / enqueued time, UTC 2024-05-20):
+ * B1 ingested 10:00:05 = e1 10:00:00 / 10:00:01, e2 10:01:00 / 10:01:01, e3 10:00:30 / 10:01:30; B2
+ * ingested 10:02:05 = e4 10:02:00 / 10:02:01; B3 ingested 10:03:05 = e5 10:01:30 / 10:03:00, e6
+ * 10:00:40 / 10:03:01. Delay 10 s unless stated.
+ */
+class WatermarkReplayTest extends SparkTestBase {
+  private static final DayRange DAY =
+      new DayRange(LocalDate.parse("2024-05-20"), LocalDate.parse("2024-05-20"));
+  private static final String B1 = "2024-05-20T10:00:05Z";
+  private static final String B2 = "2024-05-20T10:02:05Z";
+  private static final String B3 = "2024-05-20T10:03:05Z";
+  private static final Duration TEN = Duration.ofSeconds(10);
+  private static final Duration MINUTE = Duration.ofMinutes(1);
+
+  private static Row row(String id, String source, String event, String enqueued, String batch) {
+    return RowFactory.create(
+        id,
+        Fixtures.ts("2024-05-20T" + event + "Z"),
+        Fixtures.ts("2024-05-20T" + enqueued + "Z"),
+        1,
+        Fixtures.ts(batch),
+        Date.valueOf("2024-05-20"),
+        source,
+        null);
+  }
+
+  private Dataset<Row> threeBatches(String... sources) {
+    String a = sources.length > 0 ? sources[0] : "s";
+    return Fixtures.bronze(
+        spark,
+        List.of(
+            row("e1", a, "10:00:00", "10:00:01", B1),
+            row("e2", a, "10:01:00", "10:01:01", B1),
+            row("e3", a, "10:00:30", "10:01:30", B1),
+            row("e4", a, "10:02:00", "10:02:01", B2),
+            row("e5", a, "10:01:30", "10:03:00", B3),
+            row("e6", a, "10:00:40", "10:03:01", B3)));
+  }
+
+  private static long micros(String iso) {
+    Instant i = Instant.parse(iso);
+    return i.getEpochSecond() * 1_000_000 + i.getNano() / 1000;
+  }
+
+  private List<WatermarkReplay.Outcome> replay(
+      Dataset<Row> bronze,
+      List<WatermarkReplay.Batch> batches,
+      List<String> sources,
+      Duration... delays) {
+    return WatermarkReplay.replay(
+        spark, WatermarkReplay.input(bronze, DAY), batches, sources, List.of(delays));
+  }
+
+  @Test
+  void perArrivalBoundCountsRowsThatTheMicroBatchRuleKeeps() {
+    // The bound: the watermark moved after every arrival drops e3 (behind e2 − 10 s), e5 and e6
+    // (behind e4 − 10 s).
+    Dataset<Row> arrivals = LatenessStats.arrivals(threeBatches());
+    long perArrival =
+        arrivals
+            .withColumn("_behind", LatenessStats.behindWatermark(10, LatenessStats.measured()))
+            .filter("_behind")
+            .count();
+    assertThat(perArrival).isEqualTo(3);
+
+    // Spark's rule, one silver micro-batch per bronze micro-batch, each followed by a no-data
+    // micro-batch: e3 is in e2's micro-batch (not judged against it); B2 is judged against
+    // 10:00:50, B3 against 10:01:50 (e4 − 10 s): e5 and e6 are dropped.
+    List<WatermarkReplay.Outcome> none = replay(threeBatches(), List.of(), List.of(), TEN, MINUTE);
+    assertThat(none)
+        .extracting(
+            WatermarkReplay.Outcome::delay,
+            WatermarkReplay.Outcome::rows,
+            WatermarkReplay.Outcome::microBatches,
+            WatermarkReplay.Outcome::dropped,
+            WatermarkReplay.Outcome::watermarkLagSeconds,
+            WatermarkReplay.Outcome::basis)
+        .containsExactly(
+            // lag after each micro-batch: 10:01:30 − 10:00:50, 10:02:01 − 10:01:50, 10:03:01 −
+            // 10:01:50 = 40, 11, 71 s: median 40
+            tuple(TEN, 6L, 3L, 2L, 40.0, WatermarkReplay.PER_BRONZE_BATCH),
+            // 60 s: B3 judged against 10:01:00: only e6; lags 90, 61, 121 s: median 90
+            tuple(MINUTE, 6L, 3L, 1L, 90.0, WatermarkReplay.PER_BRONZE_BATCH));
+  }
+
+  @Test
+  void recordedMicroBatchesWithoutNoDataBatchesBetweenDropLess() {
+    // silver read B1, B2, B3 in three micro-batches back to back: B3 is judged against the
+    // watermark B2 started with (10:00:50, from B1 alone), so only e6 is dropped.
+    List<WatermarkReplay.Batch> recorded =
+        List.of(
+            new WatermarkReplay.Batch(3L, micros(B1)),
+            new WatermarkReplay.Batch(1L, micros(B2)),
+            new WatermarkReplay.Batch(2L, micros(B3)));
+    assertThat(replay(threeBatches(), recorded, List.of(), TEN))
+        .extracting(WatermarkReplay.Outcome::dropped, WatermarkReplay.Outcome::basis)
+        .containsExactly(tuple(1L, WatermarkReplay.RECORDED));
+
+    // B1 and B2 in one recorded micro-batch, then a no-data one, then B3: judged against 10:01:50
+    List<WatermarkReplay.Batch> together =
+        List.of(
+            new WatermarkReplay.Batch(4L, micros(B2)),
+            new WatermarkReplay.Batch(0L, null),
+            new WatermarkReplay.Batch(2L, micros(B3)));
+    assertThat(replay(threeBatches(), together, List.of(), TEN))
+        .extracting(
+            WatermarkReplay.Outcome::microBatches,
+            WatermarkReplay.Outcome::dropped,
+            WatermarkReplay.Outcome::basis)
+        .containsExactly(tuple(2L, 2L, WatermarkReplay.RECORDED));
+
+    // only B1 recorded (then a no-data micro-batch): B2 and B3 after it, one micro-batch each
+    List<WatermarkReplay.Batch> partly =
+        List.of(new WatermarkReplay.Batch(3L, micros(B1)), new WatermarkReplay.Batch(0L, null));
+    assertThat(replay(threeBatches(), partly, List.of(), TEN))
+        .extracting(WatermarkReplay.Outcome::dropped, WatermarkReplay.Outcome::basis)
+        .containsExactly(tuple(2L, WatermarkReplay.MIXED));
+
+    // a data micro-batch recorded before the column existed: the records are not used
+    List<WatermarkReplay.Batch> old =
+        List.of(new WatermarkReplay.Batch(3L, null), new WatermarkReplay.Batch(1L, micros(B2)));
+    assertThat(replay(threeBatches(), old, List.of(), TEN))
+        .extracting(WatermarkReplay.Outcome::dropped, WatermarkReplay.Outcome::basis)
+        .containsExactly(tuple(2L, WatermarkReplay.PER_BRONZE_BATCH));
+  }
+
+  @Test
+  void listedSourcesHoldTheWatermarkAtTheSlowestAndUntilEachHasSent() {
+    // B1: a 10:00:00, a 10:01:00; B2: a 10:00:20, b 09:59:00; B3: a 09:58:45, c (unlisted)
+    // 09:58:40. With [a, b]: no watermark until b sends (B2 keeps a 10:00:20); B3 is judged
+    // against min(10:01:00, 09:59:00) − 10 s = 09:58:50: a 09:58:45 and c 09:58:40 are dropped.
+    Dataset<Row> bronze =
+        Fixtures.bronze(
+            spark,
+            List.of(
+                row("a1", "a", "10:00:00", "10:00:01", B1),
+                row("a2", "a", "10:01:00", "10:01:01", B1),
+                row("a3", "a", "10:00:20", "10:02:00", B2),
+                row("b1", "b", "09:59:00", "10:02:01", B2),
+                row("a4", "a", "09:58:45", "10:03:00", B3),
+                row("c1", "c", "09:58:40", "10:03:01", B3)));
+    assertThat(replay(bronze, List.of(), List.of("a", "b"), TEN))
+        .extracting(WatermarkReplay.Outcome::dropped)
+        .containsExactly(2L);
+    // one watermark for all: B2 judged against 10:00:50 (a3, b1), B3 too (a4, c1)
+    assertThat(replay(bronze, List.of(), List.of(), TEN))
+        .extracting(WatermarkReplay.Outcome::dropped)
+        .containsExactly(4L);
+  }
+
+  @Test
+  void rowsOfTheTableMarkTheConfiguredAndTheRecommendedDelay() {
+    List<WatermarkReplay.Outcome> outcomes =
+        replay(threeBatches(), List.of(), List.of(), TEN, MINUTE);
+    Instant at = Instant.parse("2024-05-21T00:00:00Z");
+    Dataset<Row> rows =
+        spark.createDataFrame(
+            WatermarkReplay.rows("silver_events", DAY, outcomes, TEN, 0.2, at),
+            WatermarkReplay.SCHEMA);
+    assertThat(rows.collectAsList())
+        .extracting(
+            r -> r.getAs("delay_s"),
+            r -> r.getAs("configured"),
+            r -> r.getAs("recommended"),
+            r -> r.getAs("dropped_count"),
+            r -> r.getAs("dropped_share"),
+            r -> r.getAs("computed_at"))
+        .containsExactly(
+            tuple(10.0, true, false, 2L, 2 / 6.0, Timestamp.from(at)),
+            tuple(60.0, false, true, 1L, 1 / 6.0, Timestamp.from(at)));
+    // a target no delay meets: nothing recommended
+    assertThat(WatermarkReplay.recommend(outcomes, 0.1)).isNull();
+    assertThat(WatermarkReplay.recommend(outcomes, 1 / 3.0)).isEqualTo(TEN);
+  }
+
+  @Test
+  void invalidAndOutOfRangeRowsAreNotReplayed() {
+    List<Row> rows = new ArrayList<>(threeBatches().collectAsList());
+    rows.add(
+        RowFactory.create(
+            "bad",
+            Fixtures.ts("2024-05-20T09:00:00Z"),
+            Fixtures.ts("2024-05-20T10:03:02Z"),
+            1,
+            Fixtures.ts(B3),
+            Date.valueOf("2024-05-20"),
+            "s",
+            "FUTURE_EVENT_TIME"));
+    rows.add(row("late", "s", "09:00:00", "10:03:02", B3));
+    rows.add(
+        RowFactory.create(
+            "next-day",
+            Fixtures.ts("2024-05-20T23:59:00Z"),
+            Fixtures.ts("2024-05-21T00:00:01Z"),
+            1,
+            Fixtures.ts("2024-05-21T00:00:05Z"),
+            Date.valueOf("2024-05-21"),
+            "s",
+            null));
+    Dataset<Row> bronze = Fixtures.bronze(spark, rows);
+    DayRange nextDay = new DayRange(LocalDate.parse("2024-05-21"), LocalDate.parse("2024-05-21"));
+    assertThat(WatermarkReplay.input(bronze, DAY).count()).isEqualTo(7);
+    assertThat(WatermarkReplay.input(bronze, nextDay).count()).isEqualTo(1);
+    // the row dated 09:00 in B3 is dropped too: 3 of 7
+    assertThat(replay(bronze, List.of(), List.of(), TEN))
+        .extracting(WatermarkReplay.Outcome::rows, WatermarkReplay.Outcome::dropped)
+        .containsExactly(tuple(7L, 3L));
+  }
+}
