@@ -48,10 +48,11 @@ ORDER BY source, kind DESC, coverage
 -- MAGIC ## What each watermark delay would drop (the replay)
 -- MAGIC Silver's stream replayed over bronze by Spark's rule (the watermark moves once per
 -- MAGIC micro-batch; a row is dropped when its event time is at or behind the previous
--- MAGIC micro-batch's watermark), in silver's recorded micro-batches. `configured` is silver's
--- MAGIC delay: its `dropped_count` is what the stream drops; `recommended` is the smallest delay
--- MAGIC tried whose dropped share meets `lake.profiler.target-drop-share`. `watermark_lag_s`: about
--- MAGIC how long after its end (arrival time) a window closes.
+-- MAGIC micro-batch's watermark). `configured` is silver's delay; with `batch_basis` =
+-- MAGIC `recorded` (silver's own micro-batches) its `dropped_count` is what the stream dropped
+-- MAGIC over these days. `recommended` is the smallest delay tried whose dropped share meets
+-- MAGIC `lake.profiler.target-drop-share`. `watermark_lag_s`: how far the watermark trails the
+-- MAGIC newest arrival (median).
 
 -- COMMAND ----------
 

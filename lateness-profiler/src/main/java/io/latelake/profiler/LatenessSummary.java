@@ -48,7 +48,7 @@ public final class LatenessSummary {
         "%n== lateness profile, arrival days %s (lateness = enqueued - event time) ==%n", range);
     out.println(
         "  source | arrival day | n | p50 s | p95 s | p99 s | max s | skew share | "
-            + "lateness > watermark | behind a watermark moved after every arrival (bound)");
+            + "lateness > watermark | behind a watermark moved after every arrival");
     for (Row s : p.stats()) {
       out.printf(
           "  %s | %s | %,d | %s | %s | %s | %s | %.6f | %,d (%.4f%%) | %,d (%.4f%%)%s%n",
@@ -70,9 +70,9 @@ public final class LatenessSummary {
       boolean wm = "watermark".equals(a.getAs("kind"));
       if (wm) {
         out.printf(
-            "  advice %s: watermark delay covering %s%% needs %s s; at most %,d events (%.4f%%) "
-                + "fall behind the configured %s s if it moved after every arrival (lateness "
-                + "above it: %,d)%n",
+            "  advice %s: watermark delay covering %s%% needs %s s; %,d events (%.4f%%) fall "
+                + "behind the profiler's %s s if it moved after every arrival, per source (not "
+                + "the stream's drops: see the replay); lateness above it: %,d%n",
             a.getAs("source"),
             a.<Double>getAs("coverage") * 100,
             a.getAs("advised_delay_s"),
@@ -115,18 +115,22 @@ public final class LatenessSummary {
     }
     Row first = replay.get(0);
     out.printf(
-        "  watermark replay of %s (Spark's rule, %,d micro-batches, %s; target: at most %.4f%% "
-            + "dropped):%n",
+        "  watermark replay of %s (Spark's rule; %,d micro-batches with rows, %s; target: at "
+            + "most %.4f%% dropped):%n",
         first.getAs("query_name"),
         first.<Long>getAs("micro_batches"),
-        first.getAs("batch_basis"),
+        WatermarkReplay.RECORDED.equals(first.getAs("batch_basis"))
+            ? "as silver recorded them"
+            : WatermarkReplay.PER_BRONZE_BATCH.equals(first.getAs("batch_basis"))
+                ? "assumed one per bronze micro-batch (no records)"
+                : "as recorded, then one per bronze micro-batch",
         first.<Double>getAs("target_drop_share") * 100);
     String recommended = null;
     for (Row r : replay) {
       Double lag = r.getAs("watermark_lag_s");
       out.printf(
-          "    delay %s s drops %,d of %,d rows (%.4f%%), windows close about %s s after their "
-              + "end%s%n",
+          "    delay %s s drops %,d of %,d rows (%.4f%%); the watermark trails the newest "
+              + "arrival by %s s (median)%s%n",
           r.getAs("delay_s"),
           r.<Long>getAs("dropped_count"),
           r.<Long>getAs("rows"),
@@ -140,8 +144,8 @@ public final class LatenessSummary {
     out.printf(
         "    recommended: %s%n",
         recommended == null
-            ? "none of the delays tried meets the target (add larger ones to "
-                + "lake.profiler.candidate-delays)"
+            ? "none (no delay tried meets the target, or nothing was replayed; larger "
+                + "delays go in lake.profiler.candidate-delays)"
             : recommended + " s, the smallest delay tried that meets the target");
   }
 }

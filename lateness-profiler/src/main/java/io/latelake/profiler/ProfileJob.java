@@ -174,16 +174,16 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
       ProfilerConfig cfg,
       Instant computedAt) {
     String query = TableRegistry.SILVER_QUERY;
-    List<WatermarkReplay.Batch> batches =
+    Dataset<Row> progress =
         DeltaTables.exists(spark, tables.streamProgress())
-            ? WatermarkReplay.batches(
-                spark.read().format("delta").load(tables.streamProgress()), query)
-            : List.of();
+            ? spark.read().format("delta").load(tables.streamProgress())
+            : null;
     List<WatermarkReplay.Outcome> outcomes =
         WatermarkReplay.replay(
             spark,
             WatermarkReplay.input(readBronze(spark, tables, range.from()), range),
-            batches,
+            progress,
+            query,
             cfg.sources(),
             cfg.replayDelays());
     // through a local DataFrame: rows that carry their schema (read by name)

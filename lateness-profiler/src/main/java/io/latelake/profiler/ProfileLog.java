@@ -54,7 +54,7 @@ final class ProfileLog {
       Row first = replay.get(0);
       LOG.info(
           "watermark replay {} over {} micro-batches ({}), rows dropped of {} by delay: {}; "
-              + "configured {} s, recommended {} (target share {}); per delay in "
+              + "configured {} s, recommended {} (target {}% dropped); per delay in "
               + "monitoring.watermark_replay",
           first.getAs("query_name"),
           first.getAs("micro_batches"),
@@ -63,7 +63,7 @@ final class ProfileLog {
           drops,
           configured,
           recommended,
-          first.getAs("target_drop_share"));
+          first.<Double>getAs("target_drop_share") * 100);
     }
     for (Row r : alerts) {
       LOG.warn("ALERT {}: {}", r.getAs("rule"), r.getAs("message"));

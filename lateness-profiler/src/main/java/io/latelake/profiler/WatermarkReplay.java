@@ -26,6 +26,8 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What-if replay of silver's watermark: for a watermark delay, the rows silver's stream drops
@@ -43,14 +45,18 @@ import org.apache.spark.sql.types.StructType;
  * <p><b>Silver's micro-batches.</b> Bronze stamps every row of one of its micro-batches with the
  * same {@code ingested_at}, and silver records in {@code monitoring.stream_progress} the largest
  * {@code ingested_at} each of its micro-batches read ({@code input_ingested_until}), no-data
- * micro-batches included. Where those records cover the rows, the replay cuts bronze exactly as
- * silver read it (basis {@code recorded}). Rows ingested after the last record (silver has not run
- * since, or the delay is a what-if for data it never saw) and lakes whose records predate the
- * column (a data micro-batch without {@code input_ingested_until}) are cut one bronze micro-batch
- * per silver micro-batch, each followed by a no-data micro-batch: how silver runs when it keeps up
- * with bronze (basis {@code per-bronze-batch}, or {@code recorded+per-bronze-batch} when both
- * apply). Silver reading several bronze micro-batches at once moves its watermark less often and
- * drops fewer rows than this predicts.
+ * micro-batches included. From the first recorded micro-batch that read a replayed row on, the
+ * replay cuts bronze as silver read it: each recorded micro-batch takes the bronze micro-batches up
+ * to its {@code input_ingested_until} (basis {@code recorded}). A micro-batch without the value (a
+ * killed one, whose figures were lost) takes none: its rows count in the next recorded one, and a
+ * WARN says how many. Rows no record covers (silver has not read them yet, or every record predates
+ * the column) are cut one bronze micro-batch per silver micro-batch, each followed by a no-data
+ * micro-batch: how silver runs when it keeps up with bronze (basis {@code per-bronze-batch}, or
+ * {@code recorded+per-bronze-batch} when both apply). Silver reading several bronze micro-batches
+ * at once moves its watermark less often and drops fewer rows than this predicts. A bronze
+ * micro-batch is assumed read whole by one silver micro-batch (Delta's {@code maxFilesPerTrigger}
+ * can split a large commit). Spark keeps the largest event time and the delay in whole
+ * milliseconds; so does the replay.
  *
  * <p><b>What is replayed.</b> Silver's input: bronze rows with {@code error} null and an event time
  * (every received copy: a redelivered copy behind the watermark is dropped too), whose arrival day
@@ -81,11 +87,11 @@ public final class WatermarkReplay {
    * recommended} boolean (the smallest delay whose dropped share is at most the target), {@code
    * rows} long (silver's input rows replayed), {@code micro_batches} long (micro-batches with
    * rows), {@code dropped_count} long and {@code dropped_share} double (rows behind the watermark,
-   * of {@code rows}), {@code watermark_lag_s} double (median over the micro-batches with rows of
-   * the latest enqueued time read so far minus the watermark after the micro-batch: about how long
-   * after its end, in arrival time, a window closes; null before the watermark moves), {@code
-   * batch_basis} string ({@link #RECORDED}, {@link #MIXED} or {@link #PER_BRONZE_BATCH}), {@code
-   * target_drop_share} double, {@code computed_at} timestamp.
+   * of {@code rows}), {@code watermark_lag_s} double (the lower median over the micro-batches with
+   * rows of the latest enqueued time read so far minus the watermark after the micro-batch: how far
+   * the watermark trails the newest arrival; null when it never moved), {@code batch_basis} string
+   * ({@link #RECORDED}, {@link #MIXED} or {@link #PER_BRONZE_BATCH}), {@code target_drop_share}
+   * double, {@code computed_at} timestamp.
    */
   public static final StructType SCHEMA =
       new StructType()
@@ -103,6 +109,8 @@ public final class WatermarkReplay {
           .add("batch_basis", DataTypes.StringType)
           .add("target_drop_share", DataTypes.DoubleType)
           .add("computed_at", DataTypes.TimestampType);
+
+  private static final Logger LOG = LoggerFactory.getLogger(WatermarkReplay.class);
 
   private static final long NONE = Long.MIN_VALUE;
 
@@ -122,23 +130,33 @@ public final class WatermarkReplay {
   }
 
   /**
-   * The query's micro-batches from {@code monitoring.stream_progress}, in the order they ran (by
-   * {@code batch_timestamp}, then {@code batch_id}): rows of {@code queryName}.
+   * The query's micro-batches from {@code monitoring.stream_progress} that can have read the
+   * replayed rows, in the order they ran (by {@code batch_timestamp}, then {@code batch_id}): from
+   * the first one that recorded an {@code input_ingested_until} at or after {@code fromIngested} on
+   * (none when no micro-batch did: the table predates the column, or silver has not read the rows
+   * yet). Two small Spark jobs; the driver holds the micro-batches from there on.
    *
    * @param progress {@code monitoring.stream_progress} (a table without {@code
-   *     input_ingested_until} gives batches without it)
+   *     input_ingested_until} gives no batches)
+   * @param fromIngested the smallest {@code ingested_at} replayed, microseconds since the epoch
    */
-  public static List<Batch> batches(Dataset<Row> progress, String queryName) {
-    Column until =
-        Arrays.asList(progress.columns()).contains("input_ingested_until")
-            ? unix_micros(col("input_ingested_until"))
-            : lit(null).cast(DataTypes.LongType);
+  public static List<Batch> batches(Dataset<Row> progress, String queryName, long fromIngested) {
+    if (!Arrays.asList(progress.columns()).contains("input_ingested_until")) {
+      return List.of();
+    }
+    Dataset<Row> mine = progress.filter(col("query_name").equalTo(lit(queryName)));
+    Row first =
+        mine.filter(unix_micros(col("input_ingested_until")).geq(lit(fromIngested)))
+            .agg(org.apache.spark.sql.functions.min(col("batch_timestamp")))
+            .first();
+    if (first.isNullAt(0)) {
+      return List.of();
+    }
     List<Batch> out = new ArrayList<>();
     for (Row r :
-        progress
-            .filter(col("query_name").equalTo(lit(queryName)))
+        mine.filter(col("batch_timestamp").geq(lit(first.getTimestamp(0))))
             .orderBy(col("batch_timestamp"), col("batch_id"))
-            .select(col("input_rows"), until)
+            .select(col("input_rows"), unix_micros(col("input_ingested_until")))
             .collectAsList()) {
       out.add(new Batch(r.isNullAt(0) ? null : r.getLong(0), r.isNullAt(1) ? null : r.getLong(1)));
     }
@@ -166,7 +184,8 @@ public final class WatermarkReplay {
    *
    * @param spark the session
    * @param input output of {@link #input}
-   * @param batches the replayed query's recorded micro-batches ({@link #batches}; empty: none)
+   * @param progress {@code monitoring.stream_progress}, null when there is none
+   * @param queryName the replayed query ({@code silver_events})
    * @param sources {@code lake.sources} (empty: one watermark)
    * @param delays the delays to replay, ascending, without repeats
    * @return per delay, in the order given
@@ -174,37 +193,81 @@ public final class WatermarkReplay {
   public static List<Outcome> replay(
       SparkSession spark,
       Dataset<Row> input,
+      Dataset<Row> progress,
+      String queryName,
+      List<String> sources,
+      List<Duration> delays) {
+    Dataset<Row> keyed = keyed(input, sources);
+    List<Row> buckets = buckets(spark, keyed);
+    List<Batch> batches =
+        progress == null || buckets.isEmpty()
+            ? List.of()
+            : batches(
+                progress,
+                queryName,
+                buckets.stream().mapToLong(b -> b.getLong(0)).min().getAsLong());
+    return replay(spark, keyed, buckets, batches, sources, delays);
+  }
+
+  /** {@link #replay(SparkSession, Dataset, Dataset, String, List, List)} with the batches given. */
+  static List<Outcome> replay(
+      SparkSession spark,
+      Dataset<Row> input,
       List<Batch> batches,
       List<String> sources,
       List<Duration> delays) {
+    Dataset<Row> keyed = keyed(input, sources);
+    return replay(spark, keyed, buckets(spark, keyed), batches, sources, delays);
+  }
+
+  /** (ingested_at µs, watermark group, event time µs, enqueued time µs) of each row */
+  private static Dataset<Row> keyed(Dataset<Row> input, List<String> sources) {
     Column group = sources.isEmpty() ? lit(0) : lit(-1);
     for (int i = sources.size() - 1; i >= 0; i--) {
       group = when(col("source").equalTo(lit(sources.get(i))), lit(i)).otherwise(group);
     }
-    Dataset<Row> keyed =
-        input.select(
-            unix_micros(col("ingested_at")).as("_ingested"),
-            group.as("_group"),
-            unix_micros(col("event_time")).as("_event"),
-            unix_micros(col("enqueued_time")).as("_enqueued"));
+    return input.select(
+        unix_micros(col("ingested_at")).as("_ingested"),
+        group.as("_group"),
+        unix_micros(col("event_time")).as("_event"),
+        unix_micros(col("enqueued_time")).as("_enqueued"));
+  }
+
+  /** per (bronze micro-batch, group): largest event time, largest enqueued time, rows */
+  private static List<Row> buckets(SparkSession spark, Dataset<Row> keyed) {
     spark
         .sparkContext()
         .setJobDescription("profile: watermark replay, event time per bronze micro-batch");
-    List<Row> buckets;
     try {
-      buckets =
-          keyed
-              .groupBy(col("_ingested"), col("_group"))
-              .agg(max(col("_event")), max(col("_enqueued")), count(lit(1)))
-              .collectAsList();
+      return keyed
+          .groupBy(col("_ingested"), col("_group"))
+          .agg(max(col("_event")), max(col("_enqueued")), count(lit(1)))
+          .collectAsList();
     } finally {
       spark.sparkContext().setJobDescription(null);
     }
+  }
+
+  private static List<Outcome> replay(
+      SparkSession spark,
+      Dataset<Row> keyed,
+      List<Row> buckets,
+      List<Batch> batches,
+      List<String> sources,
+      List<Duration> delays) {
     Steps steps = Steps.of(buckets, batches, Math.max(1, sources.size()));
+    if (steps.unrecordedData > 0) {
+      LOG.warn(
+          "watermark replay: {} of silver's micro-batches in the range recorded no "
+              + "input_ingested_until (killed, or run before the column existed): their rows "
+              + "count in the next recorded micro-batch",
+          steps.unrecordedData);
+    }
     List<long[]> late = new ArrayList<>();
     List<Double> lags = new ArrayList<>();
     for (Duration d : delays) {
-      Simulation sim = steps.simulate(d.toNanos() / 1000);
+      // Spark keeps the largest event time in whole milliseconds and the delay in milliseconds
+      Simulation sim = steps.simulate(d.toMillis() * 1000);
       late.add(sim.late());
       lags.add(sim.medianLagSeconds());
     }
@@ -279,9 +342,11 @@ public final class WatermarkReplay {
 
   /**
    * @return the smallest delay whose dropped share is at most {@code target}, or null when none is
+   *     or there is no evidence (no row replayed, or a watermark that never moved)
    */
   public static Duration recommend(List<Outcome> outcomes, double target) {
     return outcomes.stream()
+        .filter(o -> o.rows() > 0 && o.watermarkLagSeconds() != null)
         .filter(o -> o.droppedShare() <= target)
         .map(Outcome::delay)
         .min(Duration::compareTo)
@@ -335,6 +400,9 @@ public final class WatermarkReplay {
     final boolean[] hasRows;
     final String basis;
 
+    /** recorded data micro-batches without input_ingested_until */
+    int unrecordedData;
+
     private Steps(int count, int groups, String basis) {
       maxEvent = new long[count][groups];
       for (long[] g : maxEvent) {
@@ -356,23 +424,24 @@ public final class WatermarkReplay {
       for (Row b : buckets) {
         byIngested.computeIfAbsent(b.getLong(0), k -> new ArrayList<>()).add(b);
       }
-      boolean recorded =
-          !batches.isEmpty()
-              && batches.stream().noneMatch(b -> b.hasData() && b.ingestedUntil() == null);
+      // each recorded micro-batch takes the bronze micro-batches up to its input_ingested_until;
+      // one without it (killed, or older than the column) takes none: they go to the next
       TreeMap<Long, Integer> stepOf = new TreeMap<>();
-      int next = 0;
-      if (recorded) {
-        var it = byIngested.keySet().iterator();
-        Long pending = it.hasNext() ? it.next() : null;
-        for (int i = 0; i < batches.size(); i++) {
-          Long until = batches.get(i).ingestedUntil();
-          while (until != null && pending != null && pending <= until) {
-            stepOf.put(pending, i);
-            pending = it.hasNext() ? it.next() : null;
-          }
+      int unrecorded = 0;
+      var it = byIngested.keySet().iterator();
+      Long pending = it.hasNext() ? it.next() : null;
+      for (int i = 0; i < batches.size(); i++) {
+        Long until = batches.get(i).ingestedUntil();
+        if (until == null && batches.get(i).hasData()) {
+          unrecorded++;
         }
-        next = batches.size();
+        while (until != null && pending != null && pending <= until) {
+          stepOf.put(pending, i);
+          pending = it.hasNext() ? it.next() : null;
+        }
       }
+      boolean recorded = !stepOf.isEmpty();
+      int next = batches.size();
       boolean after = false;
       for (Long ingested : byIngested.keySet()) {
         if (!stepOf.containsKey(ingested)) {
@@ -383,6 +452,7 @@ public final class WatermarkReplay {
       }
       String basis = !recorded ? PER_BRONZE_BATCH : after ? MIXED : RECORDED;
       Steps s = new Steps(next, groups, basis);
+      s.unrecordedData = recorded ? unrecorded : 0;
       s.stepOf.putAll(stepOf);
       for (var e : byIngested.entrySet()) {
         int step = stepOf.get(e.getKey());
@@ -390,7 +460,9 @@ public final class WatermarkReplay {
         for (Row b : e.getValue()) {
           int g = b.getInt(1);
           if (g >= 0) {
-            s.maxEvent[step][g] = Math.max(s.maxEvent[step][g], b.getLong(2));
+            // Spark keeps the largest event time in whole milliseconds
+            s.maxEvent[step][g] =
+                Math.max(s.maxEvent[step][g], Math.floorDiv(b.getLong(2), 1000) * 1000);
           }
           if (!b.isNullAt(3)) {
             s.maxEnqueued[step] = Math.max(s.maxEnqueued[step], b.getLong(3));

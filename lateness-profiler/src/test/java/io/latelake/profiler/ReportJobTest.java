@@ -148,5 +148,16 @@ class ReportJobTest extends SparkTestBase {
         .contains("<h2>web &lt;&amp;&gt;</h2>")
         .doesNotContain("<h2>web <&>")
         .contains("Watermark delay covering 99% of events: <b>");
+    // the replay: every row was ingested at one instant (one bronze micro-batch), and the
+    // progress rows carry no input_ingested_until: one micro-batch, nothing dropped by any delay;
+    // the smallest delay tried is recommended, silver's 10 minutes is the configured one
+    assertThat(html).contains("in 1 micro-batches (per-bronze-batch)");
+    assertThat(html)
+        .containsPattern(
+            "<tr><td>0.1 s</td><td>0</td><td>905</td><td>0</td><td>[^<]*</td>"
+                + "<td>recommended</td></tr>")
+        .containsPattern(
+            "<tr><td>10 min</td><td>0</td><td>905</td><td>0</td><td>[^<]*</td>"
+                + "<td>configured</td></tr>");
   }
 }

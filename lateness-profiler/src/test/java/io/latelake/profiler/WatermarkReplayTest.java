@@ -140,12 +140,14 @@ class WatermarkReplayTest extends SparkTestBase {
         .extracting(WatermarkReplay.Outcome::dropped, WatermarkReplay.Outcome::basis)
         .containsExactly(tuple(2L, WatermarkReplay.MIXED));
 
-    // a data micro-batch recorded before the column existed: the records are not used
-    List<WatermarkReplay.Batch> old =
-        List.of(new WatermarkReplay.Batch(3L, null), new WatermarkReplay.Batch(1L, micros(B2)));
-    assertThat(replay(threeBatches(), old, List.of(), TEN))
+    // a data micro-batch without the value (killed): its rows count in the next recorded one (B1
+    // and B2 together), B3 comes after the records and is judged against the watermark that
+    // micro-batch started with (none yet): nothing dropped
+    List<WatermarkReplay.Batch> killed =
+        List.of(new WatermarkReplay.Batch(null, null), new WatermarkReplay.Batch(1L, micros(B2)));
+    assertThat(replay(threeBatches(), killed, List.of(), TEN))
         .extracting(WatermarkReplay.Outcome::dropped, WatermarkReplay.Outcome::basis)
-        .containsExactly(tuple(2L, WatermarkReplay.PER_BRONZE_BATCH));
+        .containsExactly(tuple(0L, WatermarkReplay.MIXED));
   }
 
   @Test
@@ -194,7 +196,12 @@ class WatermarkReplayTest extends SparkTestBase {
             tuple(60.0, false, true, 1L, 1 / 6.0, Timestamp.from(at)));
     // a target no delay meets: nothing recommended
     assertThat(WatermarkReplay.recommend(outcomes, 0.1)).isNull();
-    assertThat(WatermarkReplay.recommend(outcomes, 1 / 3.0)).isEqualTo(TEN);
+    assertThat(WatermarkReplay.recommend(outcomes, 0.34)).isEqualTo(TEN);
+    // no evidence, no recommendation: nothing replayed
+    assertThat(
+            WatermarkReplay.recommend(
+                replay(threeBatches().limit(0), List.of(), List.of(), TEN), 0.5))
+        .isNull();
   }
 
   @Test
