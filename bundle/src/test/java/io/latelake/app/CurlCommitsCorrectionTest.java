@@ -132,6 +132,36 @@ class CurlCommitsCorrectionTest extends SparkTestBase {
     }
     double streamS = (System.nanoTime() - started) / 1e9;
 
+    // The watermark replay predicts silver's recorded drops at the configured delay (1 day), in
+    // the micro-batches silver recorded.
+    long silverDropped =
+        spark
+            .read()
+            .format("delta")
+            .load(tables.streamProgress())
+            .filter("query_name = 'silver_events'")
+            .agg(org.apache.spark.sql.functions.sum("rows_dropped_by_watermark"))
+            .first()
+            .getLong(0);
+    Row configuredReplay =
+        io.latelake.profiler.ProfileJob.replay(
+                spark,
+                tables,
+                new DayRange(LocalDate.parse("2025-01-01"), LocalDate.parse("2025-12-31")),
+                io.latelake.profiler.ProfilerConfig.fromConfig(config),
+                Instant.now())
+            .stream()
+            .filter(r -> r.<Boolean>getAs("configured"))
+            .findFirst()
+            .orElseThrow();
+    LOG.info("CURL REPLAY: silver dropped {}, replay {}", silverDropped, configuredReplay);
+    assertThat(
+            List.of(
+                configuredReplay.getAs("delay_s"),
+                configuredReplay.getAs("dropped_count"),
+                configuredReplay.getAs("batch_basis")))
+        .containsExactly(86400.0, silverDropped, "recorded");
+
     Map<String, long[]> expected = independent(events, Duration.ofDays(7));
     LocalDate first = LocalDate.parse(expected.keySet().iterator().next().split("\\|")[0]);
     LocalDate last =

@@ -307,9 +307,17 @@ class NotebooksSeedExampleTest {
     // counted apart) and x4; max: h4, 10:31 - 10:03; negative: x4.
     assertThat(cols(t.get(0), "source", "arrival_day", "n", "max_s", "negative_count"))
         .containsExactly("web 2024-05-14 8 1680.0 1");
-    // the replay of silver's configured delay predicts the row the stream dropped
-    assertThat(cols(t.get(2), "query_name", "delay_s", "configured", "dropped_count"))
-        .contains("silver_events 600.0 true 1");
+    // the replay of silver's configured delay predicts the row the stream dropped (h4, 10:03
+    // /home), which leaves one gold row to correct in each of the three metrics
+    assertThat(
+            cols(
+                t.get(2),
+                "query_name",
+                "delay_s",
+                "configured",
+                "dropped_count",
+                "gold_rows_to_correct"))
+        .contains("silver_events 600.0 true 1 3");
     assertThat(cols(t.get(4), "query_name", "rows_dropped_by_watermark"))
         .containsExactly("silver_events 1");
   }

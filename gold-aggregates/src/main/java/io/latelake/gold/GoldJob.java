@@ -22,7 +22,7 @@ import org.apache.spark.sql.Row;
  */
 public final class GoldJob extends StreamingJob<GoldConfig> {
   public GoldJob(JobContext context, GoldConfig config) {
-    super(context, config, "gold");
+    super(context, config.resolved(context.spark(), context.tables()), "gold");
   }
 
   @Override
@@ -51,8 +51,17 @@ public final class GoldJob extends StreamingJob<GoldConfig> {
         MetricDefinitionGuard.check(context.spark(), plan.outputPath(), metric, tableSchema);
       }
     }
-    checkWatermarks(
-        plan, GoldConfig.WATERMARK_DELAY_KEY, config.watermarkDelay(), config.sources());
+    checkWatermarks(plan, config.delaySetting(), config.watermarkDelay(), config.sources());
+  }
+
+  @Override
+  protected java.util.Optional<java.time.Duration> watermarkDelay(StreamPlan plan) {
+    return java.util.Optional.of(config.watermarkDelay());
+  }
+
+  @Override
+  protected java.util.Optional<io.latelake.core.streaming.WatermarkDelaySetting> delaySetting() {
+    return java.util.Optional.of(config.delaySetting());
   }
 
   /**

@@ -129,12 +129,13 @@ public final class LatenessSummary {
     for (Row r : replay) {
       Double lag = r.getAs("watermark_lag_s");
       out.printf(
-          "    delay %s s drops %,d of %,d rows (%.4f%%); the watermark trails the newest "
-              + "arrival by %s s (median)%s%n",
+          "    delay %s s drops %,d of %,d rows (%.4f%%), %,d gold rows to correct; the watermark "
+              + "trails the newest arrival by %s s (median)%s%n",
           r.getAs("delay_s"),
           r.<Long>getAs("dropped_count"),
           r.<Long>getAs("rows"),
           r.<Double>getAs("dropped_share") * 100,
+          r.<Long>getAs("gold_rows_to_correct"),
           lag == null ? "?" : String.format(java.util.Locale.ROOT, "%.3f", lag),
           r.<Boolean>getAs("configured") ? "  <- configured" : "");
       if (r.<Boolean>getAs("recommended")) {

@@ -178,6 +178,11 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
         DeltaTables.exists(spark, tables.streamProgress())
             ? spark.read().format("delta").load(tables.streamProgress())
             : null;
+    // with auto, the delay silver's latest micro-batch ran with (else the fallback)
+    Duration configured =
+        cfg.silverAuto() && progress != null
+            ? WatermarkReplay.lastDelay(progress, query).orElse(cfg.silverDelay())
+            : cfg.silverDelay();
     List<WatermarkReplay.Outcome> outcomes =
         WatermarkReplay.replay(
             spark,
@@ -185,12 +190,13 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
             progress,
             query,
             cfg.sources(),
-            cfg.replayDelays());
+            cfg.replayDelays(configured),
+            cfg.windows());
     // through a local DataFrame: rows that carry their schema (read by name)
     return spark
         .createDataFrame(
             WatermarkReplay.rows(
-                query, range, outcomes, cfg.silverDelay(), cfg.targetDropShare(), computedAt),
+                query, range, outcomes, configured, cfg.targetDropShare(), computedAt),
             WatermarkReplay.SCHEMA)
         .collectAsList();
   }

@@ -35,6 +35,12 @@ import java.util.List;
  * @param targetDropShare {@code lake.profiler.target-drop-share}: the replay recommends the
  *     smallest delay whose dropped share is at most this, in [0, 1)
  * @param sources {@code lake.sources}: the sources with a watermark of their own
+ * @param windows the gold metrics' windows and group-by columns ({@code lake.gold.metrics}; empty
+ *     when none is configured): the replay counts the gold rows each delay leaves to the correction
+ *     path
+ * @param silverAuto whether {@code lake.silver.watermark-delay} is {@code auto} ({@code
+ *     silverDelay} is then its fallback, and the replay's configured delay the one silver last ran
+ *     with)
  */
 public record ProfilerConfig(
     int lookbackDays,
@@ -54,13 +60,16 @@ public record ProfilerConfig(
     Duration silverDelay,
     List<Duration> candidateDelays,
     double targetDropShare,
-    List<String> sources) {
+    List<String> sources,
+    List<WatermarkReplay.Window> windows,
+    boolean silverAuto) {
 
   public ProfilerConfig {
     watermarkCoverage = List.copyOf(watermarkCoverage);
     rules = List.copyOf(rules);
     candidateDelays = List.copyOf(candidateDelays);
     sources = List.copyOf(sources);
+    windows = List.copyOf(windows);
   }
 
   /**
@@ -68,8 +77,16 @@ public record ProfilerConfig(
    *     ascending, each once
    */
   public List<Duration> replayDelays() {
+    return replayDelays(silverDelay);
+  }
+
+  /**
+   * @param configured silver's delay to replay beside the candidates
+   * @return it and the candidates, ascending, each once
+   */
+  public List<Duration> replayDelays(Duration configured) {
     java.util.TreeSet<Duration> all = new java.util.TreeSet<>(candidateDelays);
-    all.add(silverDelay);
+    all.add(configured);
     return List.copyOf(all);
   }
 
@@ -143,7 +160,21 @@ public record ProfilerConfig(
         SharedSettings.silverWatermarkDelay(root),
         candidates,
         target,
-        io.latelake.core.streaming.SourceInputs.fromConfig(root));
+        io.latelake.core.streaming.SourceInputs.fromConfig(root),
+        windows(root),
+        io.latelake.core.streaming.WatermarkDelaySetting.fromConfig(
+                Settings.of(root).sub("lake.silver"))
+            .auto()
+            .isPresent());
+  }
+
+  private static List<WatermarkReplay.Window> windows(Config root) {
+    if (Settings.of(root).sub("lake.gold.metrics").raw().root().isEmpty()) {
+      return List.of();
+    }
+    return io.latelake.core.metric.Metrics.fromConfig(root).stream()
+        .map(m -> new WatermarkReplay.Window(m.window(), m.groupBy()))
+        .toList();
   }
 
   private static List<Double> shares(Settings s, Config root, String path) {

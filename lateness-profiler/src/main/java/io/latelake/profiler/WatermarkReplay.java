@@ -4,7 +4,6 @@ import static org.apache.spark.sql.functions.broadcast;
 import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
-import static org.apache.spark.sql.functions.count_if;
 import static org.apache.spark.sql.functions.element_at;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
@@ -67,8 +66,10 @@ import org.slf4j.LoggerFactory;
  * sent a row since the restart as watermark 0) are not replayed.
  *
  * <p><b>Cost.</b> Two passes over the range's bronze rows: one aggregation per (bronze micro-batch,
- * source) that the driver turns into the watermark sequence of every delay, then one count over a
- * broadcast join on {@code ingested_at}. The driver holds one entry per bronze micro-batch.
+ * source) that the driver turns into the watermark sequence of every delay, then the rows behind
+ * the shortest delay's watermark (a broadcast join on {@code ingested_at}), kept while they are
+ * counted per delay and per gold metric. The driver holds one entry per bronze micro-batch and
+ * silver's progress rows from the first micro-batch that read the range on.
  */
 public final class WatermarkReplay {
   /** {@code batch_basis}: every row cut by silver's recorded micro-batches. */
@@ -87,11 +88,13 @@ public final class WatermarkReplay {
    * recommended} boolean (the smallest delay whose dropped share is at most the target), {@code
    * rows} long (silver's input rows replayed), {@code micro_batches} long (micro-batches with
    * rows), {@code dropped_count} long and {@code dropped_share} double (rows behind the watermark,
-   * of {@code rows}), {@code watermark_lag_s} double (the lower median over the micro-batches with
-   * rows of the latest enqueued time read so far minus the watermark after the micro-batch: how far
-   * the watermark trails the newest arrival; null when it never moved), {@code batch_basis} string
-   * ({@link #RECORDED}, {@link #MIXED} or {@link #PER_BRONZE_BATCH}), {@code target_drop_share}
-   * double, {@code computed_at} timestamp.
+   * of {@code rows}), {@code gold_rows_to_correct} long (gold rows — window and group-by values,
+   * over every configured metric — holding a dropped row: what the correction path restates),
+   * {@code watermark_lag_s} double (the lower median over the micro-batches with rows of the latest
+   * enqueued time read so far minus the watermark after the micro-batch: how far the watermark
+   * trails the newest arrival; null when it never moved), {@code batch_basis} string ({@link
+   * #RECORDED}, {@link #MIXED} or {@link #PER_BRONZE_BATCH}), {@code target_drop_share} double,
+   * {@code computed_at} timestamp.
    */
   public static final StructType SCHEMA =
       new StructType()
@@ -105,6 +108,7 @@ public final class WatermarkReplay {
           .add("micro_batches", DataTypes.LongType)
           .add("dropped_count", DataTypes.LongType)
           .add("dropped_share", DataTypes.DoubleType)
+          .add("gold_rows_to_correct", DataTypes.LongType)
           .add("watermark_lag_s", DataTypes.DoubleType)
           .add("batch_basis", DataTypes.StringType)
           .add("target_drop_share", DataTypes.DoubleType)
@@ -164,6 +168,29 @@ public final class WatermarkReplay {
   }
 
   /**
+   * @return the watermark delay the query's latest micro-batch recorded ({@code
+   *     watermark_delay_ms}), empty when none did
+   */
+  public static java.util.Optional<Duration> lastDelay(Dataset<Row> progress, String queryName) {
+    if (!Arrays.asList(progress.columns()).contains("watermark_delay_ms")) {
+      return java.util.Optional.empty();
+    }
+    List<Row> last =
+        progress
+            .filter(
+                col("query_name")
+                    .equalTo(lit(queryName))
+                    .and(col("watermark_delay_ms").isNotNull()))
+            .orderBy(col("batch_timestamp").desc(), col("batch_id").desc())
+            .select(col("watermark_delay_ms"))
+            .limit(1)
+            .collectAsList();
+    return last.isEmpty()
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(Duration.ofMillis(last.get(0).getLong(0)));
+  }
+
+  /**
    * Silver's input rows among bronze rows: {@code error} null, an event time and an arrival day
    * ({@code to_date(coalesce(enqueued_time, ingested_at))}) in {@code range}.
    */
@@ -188,6 +215,8 @@ public final class WatermarkReplay {
    * @param queryName the replayed query ({@code silver_events})
    * @param sources {@code lake.sources} (empty: one watermark)
    * @param delays the delays to replay, ascending, without repeats
+   * @param windows the gold metrics' windows and group-by columns (for {@link
+   *     Outcome#goldRowsToCorrect})
    * @return per delay, in the order given
    */
   public static List<Outcome> replay(
@@ -196,8 +225,9 @@ public final class WatermarkReplay {
       Dataset<Row> progress,
       String queryName,
       List<String> sources,
-      List<Duration> delays) {
-    Dataset<Row> keyed = keyed(input, sources);
+      List<Duration> delays,
+      List<Window> windows) {
+    Dataset<Row> keyed = keyed(input, sources, windows);
     List<Row> buckets = buckets(spark, keyed);
     List<Batch> batches =
         progress == null || buckets.isEmpty()
@@ -206,31 +236,43 @@ public final class WatermarkReplay {
                 progress,
                 queryName,
                 buckets.stream().mapToLong(b -> b.getLong(0)).min().getAsLong());
-    return replay(spark, keyed, buckets, batches, sources, delays);
+    return replay(spark, keyed, buckets, batches, sources, delays, windows);
   }
 
-  /** {@link #replay(SparkSession, Dataset, Dataset, String, List, List)} with the batches given. */
+  /**
+   * {@link #replay(SparkSession, Dataset, Dataset, String, List, List, List)} with the batches
+   * given.
+   */
   static List<Outcome> replay(
       SparkSession spark,
       Dataset<Row> input,
       List<Batch> batches,
       List<String> sources,
-      List<Duration> delays) {
-    Dataset<Row> keyed = keyed(input, sources);
-    return replay(spark, keyed, buckets(spark, keyed), batches, sources, delays);
+      List<Duration> delays,
+      List<Window> windows) {
+    Dataset<Row> keyed = keyed(input, sources, windows);
+    return replay(spark, keyed, buckets(spark, keyed), batches, sources, delays, windows);
   }
 
-  /** (ingested_at µs, watermark group, event time µs, enqueued time µs) of each row */
-  private static Dataset<Row> keyed(Dataset<Row> input, List<String> sources) {
+  /**
+   * (ingested_at µs, watermark group, event time µs, enqueued time µs) of each row, and the
+   * windows' group-by columns
+   */
+  private static Dataset<Row> keyed(
+      Dataset<Row> input, List<String> sources, List<Window> windows) {
     Column group = sources.isEmpty() ? lit(0) : lit(-1);
     for (int i = sources.size() - 1; i >= 0; i--) {
       group = when(col("source").equalTo(lit(sources.get(i))), lit(i)).otherwise(group);
     }
-    return input.select(
-        unix_micros(col("ingested_at")).as("_ingested"),
-        group.as("_group"),
-        unix_micros(col("event_time")).as("_event"),
-        unix_micros(col("enqueued_time")).as("_enqueued"));
+    List<Column> out =
+        new ArrayList<>(
+            List.of(
+                unix_micros(col("ingested_at")).as("_ingested"),
+                group.as("_group"),
+                unix_micros(col("event_time")).as("_event"),
+                unix_micros(col("enqueued_time")).as("_enqueued")));
+    windows.stream().flatMap(w -> w.groupBy().stream()).distinct().forEach(c -> out.add(col(c)));
+    return input.select(out.toArray(Column[]::new));
   }
 
   /** per (bronze micro-batch, group): largest event time, largest enqueued time, rows */
@@ -254,7 +296,8 @@ public final class WatermarkReplay {
       List<Row> buckets,
       List<Batch> batches,
       List<String> sources,
-      List<Duration> delays) {
+      List<Duration> delays,
+      List<Window> windows) {
     Steps steps = Steps.of(buckets, batches, Math.max(1, sources.size()));
     if (steps.unrecordedData > 0) {
       LOG.warn(
@@ -285,20 +328,53 @@ public final class WatermarkReplay {
         new StructType()
             .add("_ingested", DataTypes.LongType)
             .add("_late", DataTypes.createArrayType(DataTypes.LongType));
-    List<Column> counts = new ArrayList<>();
-    counts.add(count(lit(1)));
+    // The delays are ascending, so each one's watermark is at or behind the shorter ones': a row
+    // dropped by a delay is dropped by every shorter one. _drops = how many delays drop the row
+    // (the row is dropped by delay i, 0-based, when i < _drops).
+    Column drops = lit(0);
     for (int i = 0; i < delays.size(); i++) {
-      counts.add(count_if(col("_event").leq(element_at(col("_late"), i + 1))));
+      drops = drops.plus(when(col("_event").leq(element_at(col("_late"), i + 1)), 1).otherwise(0));
     }
+    long rows = buckets.stream().mapToLong(b -> b.getLong(4)).sum();
+    long[] dropped = new long[delays.size()];
+    long[] goldRows = new long[delays.size()];
     spark.sparkContext().setJobDescription("profile: watermark replay, rows behind the watermark");
-    Row totals;
+    Dataset<Row> behind =
+        keyed
+            .join(broadcast(spark.createDataFrame(judged, judgedSchema)), "_ingested")
+            .withColumn("_drops", drops)
+            .filter(col("_drops").gt(0))
+            .drop("_late")
+            .persist(org.apache.spark.storage.StorageLevel.MEMORY_AND_DISK());
     try {
-      totals =
-          keyed
-              .join(broadcast(spark.createDataFrame(judged, judgedSchema)), "_ingested")
-              .agg(counts.get(0), counts.subList(1, counts.size()).toArray(Column[]::new))
-              .first();
+      cumulate(behind.groupBy(col("_drops")).count().collectAsList(), dropped);
+      for (Window w : windows) {
+        List<Column> key = new ArrayList<>();
+        key.add(
+            org.apache
+                .spark
+                .sql
+                .functions
+                .floor(col("_event").divide(w.size().toNanos() / 1000))
+                .as("_window"));
+        for (String c : w.groupBy()) {
+          key.add(col(c));
+        }
+        long[] mine = new long[delays.size()];
+        cumulate(
+            behind
+                .groupBy(key.toArray(Column[]::new))
+                .agg(max(col("_drops")).as("_drops"))
+                .groupBy(col("_drops"))
+                .count()
+                .collectAsList(),
+            mine);
+        for (int i = 0; i < mine.length; i++) {
+          goldRows[i] += mine[i];
+        }
+      }
     } finally {
+      behind.unpersist();
       spark.sparkContext().setJobDescription(null);
     }
     List<Outcome> out = new ArrayList<>();
@@ -306,13 +382,39 @@ public final class WatermarkReplay {
       out.add(
           new Outcome(
               delays.get(i),
-              totals.getLong(0),
+              rows,
               steps.dataSteps(),
-              totals.getLong(i + 1),
+              dropped[i],
+              goldRows[i],
               lags.get(i),
               steps.basis()));
     }
     return out;
+  }
+
+  /**
+   * Adds up counts per {@code _drops} value k into per delay: delay i counts the rows (or windows)
+   * with k &gt; i.
+   */
+  private static void cumulate(List<Row> byDrops, long[] perDelay) {
+    for (Row r : byDrops) {
+      int k = r.getInt(0);
+      for (int i = 0; i < Math.min(k, perDelay.length); i++) {
+        perDelay[i] += r.getLong(1);
+      }
+    }
+  }
+
+  /**
+   * A gold metric's rows, for counting the ones a delay leaves to the correction path.
+   *
+   * @param size the tumbling window
+   * @param groupBy the group-by columns (bronze columns: configured fields or {@code source})
+   */
+  public record Window(Duration size, List<String> groupBy) {
+    public Window {
+      groupBy = List.copyOf(groupBy);
+    }
   }
 
   /**
@@ -322,6 +424,9 @@ public final class WatermarkReplay {
    * @param rows silver input rows replayed
    * @param microBatches micro-batches with rows
    * @param dropped rows behind the watermark
+   * @param goldRowsToCorrect gold rows (window and group-by values, over the metrics given) with a
+   *     dropped row: at most what the correction path restates (a dropped copy of an event already
+   *     counted changes nothing)
    * @param watermarkLagSeconds median lag of the watermark behind the arrivals (null: never moved)
    * @param basis how the rows were cut into micro-batches
    */
@@ -330,6 +435,7 @@ public final class WatermarkReplay {
       long rows,
       long microBatches,
       long dropped,
+      long goldRowsToCorrect,
       Double watermarkLagSeconds,
       String basis) {
     /**
@@ -378,6 +484,7 @@ public final class WatermarkReplay {
               o.microBatches(),
               o.dropped(),
               o.droppedShare(),
+              o.goldRowsToCorrect(),
               o.watermarkLagSeconds(),
               o.basis(),
               target,

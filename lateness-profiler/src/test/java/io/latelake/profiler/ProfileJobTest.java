@@ -311,6 +311,7 @@ class ProfileJobTest extends SparkTestBase {
               Fixtures.ts("2024-05-14T10:0" + b + ":00Z"),
               0L,
               null,
+              null,
               null));
     }
     spark

@@ -90,6 +90,7 @@ class ReportJobTest extends SparkTestBase {
               Fixtures.ts("2024-05-14T10:0" + b + ":00Z"),
               0L,
               null,
+              null,
               null));
     }
     spark
@@ -154,10 +155,10 @@ class ReportJobTest extends SparkTestBase {
     assertThat(html).contains("in 1 micro-batches (per-bronze-batch)");
     assertThat(html)
         .containsPattern(
-            "<tr><td>0.1 s</td><td>0</td><td>905</td><td>0</td><td>[^<]*</td>"
+            "<tr><td>0.1 s</td><td>0</td><td>905</td><td>0</td><td>0</td><td>[^<]*</td>"
                 + "<td>recommended</td></tr>")
         .containsPattern(
-            "<tr><td>10 min</td><td>0</td><td>905</td><td>0</td><td>[^<]*</td>"
+            "<tr><td>10 min</td><td>0</td><td>905</td><td>0</td><td>0</td><td>[^<]*</td>"
                 + "<td>configured</td></tr>");
   }
 }

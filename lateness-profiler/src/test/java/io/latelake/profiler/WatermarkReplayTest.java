@@ -72,7 +72,7 @@ class WatermarkReplayTest extends SparkTestBase {
       List<String> sources,
       Duration... delays) {
     return WatermarkReplay.replay(
-        spark, WatermarkReplay.input(bronze, DAY), batches, sources, List.of(delays));
+        spark, WatermarkReplay.input(bronze, DAY), batches, sources, List.of(delays), List.of());
   }
 
   @Test
@@ -172,6 +172,46 @@ class WatermarkReplayTest extends SparkTestBase {
     assertThat(replay(bronze, List.of(), List.of(), TEN))
         .extracting(WatermarkReplay.Outcome::dropped)
         .containsExactly(4L);
+  }
+
+  @Test
+  void goldRowsLeftToTheCorrectionPathPerMetric() {
+    // 10 s: e5 (10:01:30) and e6 (10:00:40) are dropped; 60 s: e6 only. One-minute windows by
+    // source: 10:01 and 10:00 (2 rows), then 10:00 (1); ten-second windows: 10:01:30 and
+    // 10:00:40 (2), then 10:00:40 (1). Over both metrics: 4 and 2.
+    List<WatermarkReplay.Outcome> outcomes =
+        WatermarkReplay.replay(
+            spark,
+            WatermarkReplay.input(threeBatches(), DAY),
+            List.of(),
+            List.of(),
+            List.of(TEN, MINUTE),
+            List.of(
+                new WatermarkReplay.Window(MINUTE, List.of("source")),
+                new WatermarkReplay.Window(TEN, List.of())));
+    assertThat(outcomes)
+        .extracting(WatermarkReplay.Outcome::dropped, WatermarkReplay.Outcome::goldRowsToCorrect)
+        .containsExactly(tuple(2L, 4L), tuple(1L, 2L));
+    // two dropped rows in one window count once: e5 moved into e6's minute
+    Dataset<Row> sameMinute =
+        Fixtures.bronze(
+            spark,
+            List.of(
+                row("e1", "s", "10:00:00", "10:00:01", B1),
+                row("e2", "s", "10:01:00", "10:01:01", B1),
+                row("e4", "s", "10:02:00", "10:02:01", B2),
+                row("e5", "s", "10:00:50", "10:03:00", B3),
+                row("e6", "s", "10:00:40", "10:03:01", B3)));
+    assertThat(
+            WatermarkReplay.replay(
+                spark,
+                WatermarkReplay.input(sameMinute, DAY),
+                List.of(),
+                List.of(),
+                List.of(TEN),
+                List.of(new WatermarkReplay.Window(MINUTE, List.of("source")))))
+        .extracting(WatermarkReplay.Outcome::dropped, WatermarkReplay.Outcome::goldRowsToCorrect)
+        .containsExactly(tuple(2L, 1L));
   }
 
   @Test

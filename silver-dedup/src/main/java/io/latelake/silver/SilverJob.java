@@ -9,13 +9,15 @@ import org.apache.spark.sql.Row;
 
 /**
  * Streams {@code bronze_events} into {@code silver_events}: valid events, deduplicated on {@code
- * event_id} within the watermark, with {@code lateness_s}. See {@link SilverTransforms#dedup} for
- * the schema. {@link #run()} throws {@link io.latelake.core.config.LakeConfigException} when bronze
- * does not exist yet; its summary counts the rows dropped by the watermark.
+ * event_id} within the watermark, with {@code lateness_s}. With {@code lake.silver.watermark-delay
+ * = auto} the delay is chosen when the job is made (once per start; {@link SilverConfig#resolved}).
+ * See {@link SilverTransforms#dedup} for the schema. {@link #run()} throws {@link
+ * io.latelake.core.config.LakeConfigException} when bronze does not exist yet; its summary counts
+ * the rows dropped by the watermark.
  */
 public final class SilverJob extends StreamingJob<SilverConfig> {
   public SilverJob(JobContext context, SilverConfig config) {
-    super(context, config, "silver");
+    super(context, config.resolved(context.spark(), context.tables()), "silver");
   }
 
   @Override
@@ -32,8 +34,17 @@ public final class SilverJob extends StreamingJob<SilverConfig> {
 
   @Override
   protected void checkOutput(StreamPlan plan, org.apache.spark.sql.types.StructType tableSchema) {
-    checkWatermarks(
-        plan, SilverConfig.WATERMARK_DELAY_KEY, config.watermarkDelay(), config.sources());
+    checkWatermarks(plan, config.delaySetting(), config.watermarkDelay(), config.sources());
+  }
+
+  @Override
+  protected java.util.Optional<java.time.Duration> watermarkDelay(StreamPlan plan) {
+    return java.util.Optional.of(config.watermarkDelay());
+  }
+
+  @Override
+  protected java.util.Optional<io.latelake.core.streaming.WatermarkDelaySetting> delaySetting() {
+    return java.util.Optional.of(config.delaySetting());
   }
 
   /** Bronze rows → silver rows ({@link SilverTransforms#dedup}). */

@@ -62,6 +62,7 @@ final class NewGoldCheckpoint {
     try (ProgressRecorder recorder =
         new ProgressRecorder(spark, registry.streamProgress(), Set.of(metric.queryName()))
             .start()) {
+      recorder.watermarkDelay(metric.queryName(), Optional.of(config.goldWatermarkDelay()));
       StreamingQuery q =
           agg.writeStream()
               .queryName(metric.queryName())

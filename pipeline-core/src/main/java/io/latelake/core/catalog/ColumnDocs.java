@@ -89,6 +89,9 @@ final class ColumnDocs {
               "input_ingested_until",
               "Largest bronze ingested_at (UTC) among the micro-batch's input rows: which bronze "
                   + "micro-batches it read."),
+          Map.entry(
+              "watermark_delay_ms",
+              "Watermark delay the query ran with in this micro-batch, milliseconds."),
           Map.entry("rows_dropped_by_watermark", "Rows dropped as behind the watermark."),
           Map.entry("run_id", "Id of the job run."),
           Map.entry("metric", "Gold metric name."),

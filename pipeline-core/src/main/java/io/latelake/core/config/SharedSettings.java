@@ -14,21 +14,40 @@ public final class SharedSettings {
   /**
    * @param root the effective config
    * @return {@code lake.gold.watermark-delay}: the delay of the gold aggregation's watermark, which
-   *     decides when a gold window is closed
-   * @throws LakeConfigException unless it is a positive duration
+   *     decides when a gold window is closed; with {@code auto}, the longest it can be ({@code
+   *     lake.gold.auto-delay.max})
+   * @throws LakeConfigException unless it is a positive duration, or {@code auto} with valid bounds
    */
   public static Duration goldWatermarkDelay(Config root) {
-    return Settings.of(root).positiveDuration("lake.gold.watermark-delay");
+    return io.latelake.core.streaming.WatermarkDelaySetting.fromConfig(
+            Settings.of(root).sub("lake.gold"))
+        .longest();
+  }
+
+  /**
+   * @return the key whose value {@link #goldWatermarkDelay} returns, for messages: {@code
+   *     lake.gold.watermark-delay}, or with {@code auto} {@code lake.gold.auto-delay.max}
+   */
+  static String goldWatermarkDelayKey(Config root) {
+    return io.latelake.core.streaming.WatermarkDelaySetting.fromConfig(
+                Settings.of(root).sub("lake.gold"))
+            .auto()
+            .isPresent()
+        ? "lake.gold.auto-delay.max"
+        : "lake.gold.watermark-delay";
   }
 
   /**
    * @param root the effective config
    * @return {@code lake.silver.watermark-delay}: the delay of silver's dedup watermark, the one
-   *     that drops rows from the fast path (a row behind it never reaches silver or gold)
-   * @throws LakeConfigException unless it is a positive duration
+   *     that drops rows from the fast path (a row behind it never reaches silver or gold); with
+   *     {@code auto}, its fallback ({@code lake.silver.auto-delay.fallback})
+   * @throws LakeConfigException unless it is a positive duration, or {@code auto} with valid bounds
    */
   public static Duration silverWatermarkDelay(Config root) {
-    return Settings.of(root).positiveDuration("lake.silver.watermark-delay");
+    return io.latelake.core.streaming.WatermarkDelaySetting.fromConfig(
+            Settings.of(root).sub("lake.silver"))
+        .fixed();
   }
 
   /**
@@ -50,7 +69,9 @@ public final class SharedSettings {
       throw LakeConfigException.invalid(
           c.key("horizon"),
           c.raw().getValue("horizon").unwrapped(),
-          "must be at least lake.gold.watermark-delay ("
+          "must be at least "
+              + goldWatermarkDelayKey(root)
+              + " ("
               + delay
               + "), or a settled window "
               + "could still be open");
@@ -75,7 +96,8 @@ public final class SharedSettings {
           c.key("dedup-horizon"),
           c.raw().getValue("dedup-horizon").unwrapped(),
           "must be at least "
-              + "lake.gold.watermark-delay ("
+              + goldWatermarkDelayKey(root)
+              + " ("
               + delay
               + "): the stream's own dedup already "
               + "spans that much");

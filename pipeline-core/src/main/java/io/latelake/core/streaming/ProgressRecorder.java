@@ -41,6 +41,9 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
   /** Names of the queries whose progress is recorded now (see {@link #follow}). */
   private final Set<String> queryNames = ConcurrentHashMap.newKeySet();
 
+  /** watermark delay (ms) per query name, for the rows of its micro-batches */
+  private final Map<String, Long> delays = new ConcurrentHashMap<>();
+
   /** Highest batch id queued for writing, per query id (guards against repeated events). */
   private final Map<UUID, Long> queued = new ConcurrentHashMap<>();
 
@@ -101,6 +104,18 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
   }
 
   /**
+   * The watermark delay a query runs with from now on, written with each of its micro-batches
+   * ({@code watermark_delay_ms}); empty: none (the column stays null).
+   */
+  public void watermarkDelay(String queryName, java.util.Optional<java.time.Duration> delay) {
+    if (delay.isPresent()) {
+      delays.put(queryName, delay.get().toMillis());
+    } else {
+      delays.remove(queryName);
+    }
+  }
+
+  /**
    * Stops recording these queries' progress; rows already queued are still written. Call it after
    * the listener has seen the run end ({@link #awaitTerminated}).
    */
@@ -123,7 +138,8 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     }
     StreamProgressTable.Figures f = StreamProgressTable.Figures.of(p);
     queued.put(p.id(), p.batchId());
-    writer.enqueue(p.id(), List.of(StreamProgressTable.row(p, f)), p.batchId());
+    writer.enqueue(
+        p.id(), List.of(StreamProgressTable.row(p, f, delays.get(p.name()))), p.batchId());
     droppedByQuery.merge(p.name(), f.dropped(), Long::sum);
     long[] totals = totalsByRun.computeIfAbsent(p.runId(), id -> new long[3]);
     synchronized (totals) {

@@ -30,7 +30,9 @@ import org.apache.spark.sql.types.StructType;
  * no {@code ingested_at} (bronze), a micro-batch without input, a recovered row, and rows written
  * before the column existed). Bronze stamps every row of one of its micro-batches with the same
  * {@code ingested_at}, so this column tells which bronze rows each silver micro-batch read: the
- * watermark replay of the lateness profiler cuts bronze into silver's micro-batches with it.
+ * watermark replay of the lateness profiler cuts bronze into silver's micro-batches with it. {@code
+ * watermark_delay_ms} long (the watermark delay the query ran with, silver and gold; null for
+ * bronze, recovered rows, and rows written before the column existed).
  */
 public final class StreamProgressTable {
   private StreamProgressTable() {}
@@ -59,7 +61,8 @@ public final class StreamProgressTable {
           .add("recorded_at", DataTypes.TimestampType)
           .add("rows_dropped_duplicates", DataTypes.LongType)
           .add("recovery", DataTypes.StringType)
-          .add("input_ingested_until", DataTypes.TimestampType);
+          .add("input_ingested_until", DataTypes.TimestampType)
+          .add("watermark_delay_ms", DataTypes.LongType);
 
   /**
    * Properties of a new {@code monitoring.stream_progress}: a Delta checkpoint every 100 commits
@@ -116,9 +119,10 @@ public final class StreamProgressTable {
   }
 
   /**
+   * @param watermarkDelayMs the query's watermark delay, null when it has none
    * @return the row of a micro-batch from Spark's report and its figures
    */
-  static Row row(StreamingQueryProgress p, Figures f) {
+  static Row row(StreamingQueryProgress p, Figures f, Long watermarkDelayMs) {
     return RowFactory.create(
         p.name(),
         p.id().toString(),
@@ -135,7 +139,8 @@ public final class StreamProgressTable {
         Timestamp.from(Instant.now()),
         f.duplicates(),
         null,
-        f.ingestedUntil());
+        f.ingestedUntil(),
+        watermarkDelayMs);
   }
 
   /**
@@ -171,6 +176,7 @@ public final class StreamProgressTable {
         Timestamp.from(Instant.now()),
         null,
         recovery,
+        null,
         null);
   }
 }

@@ -41,15 +41,27 @@ public final class StreamRunner {
    * @param checkpoint its checkpoint folder
    * @param start starts it (called again to restart it on the same checkpoint)
    * @param restartOn its source's failures after which it is restarted ({@link StreamPlan})
+   * @param watermarkDelay its watermark delay in this start (recorded with its micro-batches),
+   *     empty without a watermark
    */
   public record Start(
       String queryName,
       String checkpoint,
       Supplier<StreamingQuery> start,
-      List<RestartableFailure> restartOn) {
-    /** A query without restartable failures. */
+      List<RestartableFailure> restartOn,
+      java.util.Optional<Duration> watermarkDelay) {
+    /** A query without restartable failures and without a watermark. */
     public Start(String queryName, String checkpoint, Supplier<StreamingQuery> start) {
-      this(queryName, checkpoint, start, List.of());
+      this(queryName, checkpoint, start, List.of(), java.util.Optional.empty());
+    }
+
+    /** A query without a watermark. */
+    public Start(
+        String queryName,
+        String checkpoint,
+        Supplier<StreamingQuery> start,
+        List<RestartableFailure> restartOn) {
+      this(queryName, checkpoint, start, restartOn, java.util.Optional.empty());
     }
   }
 
@@ -118,6 +130,7 @@ public final class StreamRunner {
     try {
       for (Start s : starts) {
         recorder.recordMissing(s.queryName(), s.checkpoint(), StreamProgressTable.RECOVERY_KILLED);
+        recorder.watermarkDelay(s.queryName(), s.watermarkDelay());
         LOG.info("Starting stream {}", s.queryName());
         StreamingQuery q = s.start().get();
         synchronized (queries) {

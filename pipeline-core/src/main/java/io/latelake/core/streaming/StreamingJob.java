@@ -132,20 +132,46 @@ public abstract class StreamingJob<C> {
 
   /**
    * The start checks of a watermarked stream (silver, gold): its watermark delay against the one
-   * its output table records ({@link WatermarkDelays#check}: a WARN when they differ) and its
-   * checkpoint's watermark inputs against the listed sources ({@link SourceInputs#check}).
+   * its output table records ({@link WatermarkDelays#check}: a WARN when they differ; with {@code
+   * auto} nothing: {@link #watermarkDelay} records each start's) and its checkpoint's watermark
+   * inputs against the listed sources ({@link SourceInputs#check}).
    *
-   * @param delayKey the config key of the delay, for the message
+   * @param setting the delay as configured (its key names it in messages)
+   * @param delay the delay of this start
    * @throws LakeConfigException (exit 2) when the checkpoint was built for other listed sources
    */
   protected final void checkWatermarks(
-      StreamPlan plan, String delayKey, java.time.Duration delay, SourceWatermarks sources) {
-    WatermarkDelays.check(context.spark(), plan.outputPath(), plan.queryName(), delayKey, delay);
+      StreamPlan plan,
+      WatermarkDelaySetting setting,
+      java.time.Duration delay,
+      SourceWatermarks sources) {
+    if (setting.auto().isEmpty()) {
+      WatermarkDelays.check(
+          context.spark(), plan.outputPath(), plan.queryName(), setting.key(), delay);
+    }
     SourceInputs.check(
         context.spark(),
         context.tables().checkpoint(plan.queryName()),
         plan.queryName(),
         sources.listed());
+  }
+
+  /**
+   * @return the watermark delay of {@code plan}'s query in this start, recorded with each of its
+   *     micro-batches in {@code monitoring.stream_progress} ({@code watermark_delay_ms}); empty
+   *     (the default) for a stream without a watermark
+   */
+  protected java.util.Optional<java.time.Duration> watermarkDelay(StreamPlan plan) {
+    return java.util.Optional.empty();
+  }
+
+  /**
+   * @return the configured watermark delay of this job's streams when they have one ({@code auto}
+   *     then records each start's delay in the output table's property, outside the once-per-
+   *     process start checks); empty (the default) for a stream without a watermark
+   */
+  protected java.util.Optional<WatermarkDelaySetting> delaySetting() {
+    return java.util.Optional.empty();
   }
 
   /**
@@ -204,8 +230,16 @@ public abstract class StreamingJob<C> {
           sink instanceof StreamPlan.Merge m ? m.tableProperties() : Map.of());
       checkOutput(p, tableSchema);
     }
+    if (delaySetting().flatMap(WatermarkDelaySetting::auto).isPresent()) {
+      // auto: the delay may change from one start to the next, even within one process
+      WatermarkDelays.recordIfChanged(spark, p.outputPath(), watermarkDelay(p).orElseThrow());
+    }
     return new StreamRunner.Start(
-        p.queryName(), checkpoint, () -> start(out, p, checkpoint), p.restartOn());
+        p.queryName(),
+        checkpoint,
+        () -> start(out, p, checkpoint),
+        p.restartOn(),
+        watermarkDelay(p));
   }
 
   private static StreamingQuery start(Dataset<Row> out, StreamPlan p, String checkpoint) {

@@ -60,6 +60,16 @@ public final class WatermarkDelays {
     return Optional.of(warning);
   }
 
+  /**
+   * Records {@code delay} as the one the latest start ran with ({@code auto}), unless the table
+   * already holds it (no commit then).
+   */
+  public static void recordIfChanged(SparkSession spark, String tablePath, Duration delay) {
+    if (!TableProperties.get(spark, tablePath, PROPERTY).equals(Optional.of(delay.toString()))) {
+      record(spark, tablePath, delay);
+    }
+  }
+
   /** Records {@code delay} as the one the query's (new) checkpoint was created with. */
   public static void record(SparkSession spark, String tablePath, Duration delay) {
     TableProperties.set(spark, tablePath, Map.of(PROPERTY, delay.toString()));
