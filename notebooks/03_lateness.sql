@@ -52,13 +52,14 @@ ORDER BY source, kind DESC, coverage
 -- MAGIC `recorded` (silver's own micro-batches) its `dropped_count` is what the stream dropped
 -- MAGIC over these days. `recommended` is the smallest delay tried whose dropped share meets
 -- MAGIC `lake.profiler.target-drop-share`. `gold_rows_to_correct`: gold rows (over every metric)
--- MAGIC holding a dropped row, which `correct` restates. `watermark_lag_s`: how far the watermark
+-- MAGIC holding a dropped row, which `correct` restates. `state_rows_peak`: the most event ids the
+-- MAGIC dedup state holds. `watermark_lag_s`: how far the watermark
 -- MAGIC trails the newest arrival (median).
 
 -- COMMAND ----------
 
 SELECT query_name, delay_s, configured, recommended, dropped_count, dropped_share,
-       gold_rows_to_correct, watermark_lag_s, rows, micro_batches, batch_basis
+       gold_rows_to_correct, state_rows_peak, watermark_lag_s, rows, micro_batches, batch_basis
 FROM latelake_monitoring.watermark_replay
 ORDER BY delay_s
 

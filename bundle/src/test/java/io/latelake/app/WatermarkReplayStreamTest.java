@@ -129,6 +129,21 @@ class WatermarkReplayStreamTest extends SparkTestBase {
         .getLong(0);
   }
 
+  /**
+   * @return the most state rows silver's stream reported at the end of a micro-batch in {@code
+   *     lake}
+   */
+  private long peakState(Path lake) {
+    return spark
+        .read()
+        .format("delta")
+        .load(lake + "/monitoring/stream_progress")
+        .filter("query_name = 'silver_events'")
+        .agg(org.apache.spark.sql.functions.max("state_rows"))
+        .first()
+        .getLong(0);
+  }
+
   private JobContext context(Config c) {
     return JobContext.start(spark, TableRegistry.fromConfig(c));
   }
@@ -195,6 +210,11 @@ class WatermarkReplayStreamTest extends SparkTestBase {
     assertThat(replay)
         .extracting(r -> r.getAs("delay_s"), r -> r.getAs("recommended"))
         .containsExactly(tuple(0.05, false), tuple(0.1, false), tuple(0.25, true));
+    // the dedup state: the replay's peak per delay is the most state rows each stream reported
+    assertThat(replay)
+        .extracting(r -> r.<Long>getAs("state_rows_peak"))
+        .containsExactly(
+            peakState(tmp.resolve("shorter")), peakState(lake), peakState(tmp.resolve("longer")));
     // the stream's figures themselves, so that the comparison above cannot pass on zeros
     assertThat(List.of(shorter, dropped, longer)).containsExactly(4L, 4L, 3L);
 

@@ -71,7 +71,7 @@ public final class LatenessSummary {
       if (wm) {
         out.printf(
             "  advice %s: watermark delay covering %s%% needs %s s; %,d events (%.4f%%) fall "
-                + "behind the profiler's %s s if it moved after every arrival, per source (not "
+                + "behind a %s s watermark if it moved after every arrival, per source (not "
                 + "the stream's drops: see the replay); lateness above it: %,d%n",
             a.getAs("source"),
             a.<Double>getAs("coverage") * 100,
@@ -129,13 +129,14 @@ public final class LatenessSummary {
     for (Row r : replay) {
       Double lag = r.getAs("watermark_lag_s");
       out.printf(
-          "    delay %s s drops %,d of %,d rows (%.4f%%), %,d gold rows to correct; the watermark "
-              + "trails the newest arrival by %s s (median)%s%n",
+          "    delay %s s drops %,d of %,d rows (%.4f%%); gold rows to correct: %,d; dedup state: "
+              + "up to %,d ids; the watermark trails the newest arrival by %s s (median)%s%n",
           r.getAs("delay_s"),
           r.<Long>getAs("dropped_count"),
           r.<Long>getAs("rows"),
           r.<Double>getAs("dropped_share") * 100,
           r.<Long>getAs("gold_rows_to_correct"),
+          r.<Long>getAs("state_rows_peak"),
           lag == null ? "?" : String.format(java.util.Locale.ROOT, "%.3f", lag),
           r.<Boolean>getAs("configured") ? "  <- configured" : "");
       if (r.<Boolean>getAs("recommended")) {

@@ -25,14 +25,17 @@ final class ProfileLog {
     bySource.forEach(ProfileLog::logSource);
     for (Row r : advice) {
       LOG.info(
-          "advice {} {} coverage {}: delay {} s; configured {} s leaves {} events ({}) " + "beyond",
+          "advice {} {}: covering {}% of events needs {} s; {} events ({}%) are later than the "
+              + "{} s {} (lateness above it, not rows dropped: see the watermark replay)",
           r.getAs("source"),
           r.getAs("kind"),
-          r.getAs("coverage"),
+          r.<Double>getAs("coverage") * 100,
           r.getAs("advised_delay_s"),
-          r.getAs("configured_delay_s"),
           r.getAs("configured_beyond_count"),
-          r.getAs("configured_beyond_share"));
+          String.format(
+              java.util.Locale.ROOT, "%.4f", r.<Double>getAs("configured_beyond_share") * 100),
+          r.getAs("configured_delay_s"),
+          "watermark".equals(r.getAs("kind")) ? "watermark delay" : "correction horizon");
     }
     if (!replay.isEmpty()) {
       StringBuilder drops = new StringBuilder();

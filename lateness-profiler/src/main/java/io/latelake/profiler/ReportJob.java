@@ -361,7 +361,7 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
         .append("). Recommended: the smallest delay dropping at most ")
         .append(format(first.<Double>getAs("target_drop_share") * 100))
         .append("% of the rows.</p><table><tr><th>delay</th><th>dropped</th><th>of rows</th>")
-        .append("<th>share %</th><th>gold rows to correct</th>")
+        .append("<th>share %</th><th>gold rows to correct</th><th>dedup state (peak ids)</th>")
         .append("<th>watermark trails arrivals by (s, median)</th><th></th></tr>");
     for (Row r : rows) {
       String mark =
@@ -377,6 +377,8 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
           .append(format(r.<Double>getAs("dropped_share") * 100))
           .append("</td><td>")
           .append(r.<Long>getAs("gold_rows_to_correct"))
+          .append("</td><td>")
+          .append(r.<Long>getAs("state_rows_peak"))
           .append("</td><td>")
           .append(esc(format(r.getAs("watermark_lag_s"))))
           .append("</td><td>")

@@ -90,11 +90,12 @@ public final class WatermarkReplay {
    * rows), {@code dropped_count} long and {@code dropped_share} double (rows behind the watermark,
    * of {@code rows}), {@code gold_rows_to_correct} long (gold rows — window and group-by values,
    * over every configured metric — holding a dropped row: what the correction path restates),
-   * {@code watermark_lag_s} double (the lower median over the micro-batches with rows of the latest
-   * enqueued time read so far minus the watermark after the micro-batch: how far the watermark
-   * trails the newest arrival; null when it never moved), {@code batch_basis} string ({@link
-   * #RECORDED}, {@link #MIXED} or {@link #PER_BRONZE_BATCH}), {@code target_drop_share} double,
-   * {@code computed_at} timestamp.
+   * {@code state_rows_peak} long (the most event ids the dedup state holds at the end of a
+   * micro-batch), {@code watermark_lag_s} double (the lower median over the micro-batches with rows
+   * of the latest enqueued time read so far minus the watermark after the micro-batch: how far the
+   * watermark trails the newest arrival; null when it never moved), {@code batch_basis} string
+   * ({@link #RECORDED}, {@link #MIXED} or {@link #PER_BRONZE_BATCH}), {@code target_drop_share}
+   * double, {@code computed_at} timestamp.
    */
   public static final StructType SCHEMA =
       new StructType()
@@ -109,6 +110,7 @@ public final class WatermarkReplay {
           .add("dropped_count", DataTypes.LongType)
           .add("dropped_share", DataTypes.DoubleType)
           .add("gold_rows_to_correct", DataTypes.LongType)
+          .add("state_rows_peak", DataTypes.LongType)
           .add("watermark_lag_s", DataTypes.DoubleType)
           .add("batch_basis", DataTypes.StringType)
           .add("target_drop_share", DataTypes.DoubleType)
@@ -270,7 +272,8 @@ public final class WatermarkReplay {
                 unix_micros(col("ingested_at")).as("_ingested"),
                 group.as("_group"),
                 unix_micros(col("event_time")).as("_event"),
-                unix_micros(col("enqueued_time")).as("_enqueued")));
+                unix_micros(col("enqueued_time")).as("_enqueued"),
+                col("event_id").as("_id")));
     windows.stream().flatMap(w -> w.groupBy().stream()).distinct().forEach(c -> out.add(col(c)));
     return input.select(out.toArray(Column[]::new));
   }
@@ -307,13 +310,16 @@ public final class WatermarkReplay {
           steps.unrecordedData);
     }
     List<long[]> late = new ArrayList<>();
+    List<long[]> evict = new ArrayList<>();
     List<Double> lags = new ArrayList<>();
     for (Duration d : delays) {
       // Spark keeps the largest event time in whole milliseconds and the delay in milliseconds
       Simulation sim = steps.simulate(d.toMillis() * 1000);
       late.add(sim.late());
+      evict.add(sim.evict());
       lags.add(sim.medianLagSeconds());
     }
+    long[] statePeak = statePeaks(spark, keyed, steps, delays, late, evict);
     // per bronze micro-batch (ingested_at), the watermark its rows are judged against, per delay
     List<Row> judged = new ArrayList<>();
     for (var e : steps.stepOf.entrySet()) {
@@ -386,10 +392,102 @@ public final class WatermarkReplay {
               steps.dataSteps(),
               dropped[i],
               goldRows[i],
+              statePeak[i],
               lags.get(i),
               steps.basis()));
     }
     return out;
+  }
+
+  /**
+   * The most event ids silver's {@code dropDuplicatesWithinWatermark} holds in its state at the end
+   * of a micro-batch, per delay. An id enters with its first copy's micro-batch unless that copy is
+   * behind the watermark, and stays until a micro-batch starts with a watermark past its event time
+   * + delay (Spark keeps the id until then, evicting at the end of that micro-batch); state rows
+   * are counted after eviction, as Spark reports them.
+   */
+  private static long[] statePeaks(
+      SparkSession spark,
+      Dataset<Row> keyed,
+      Steps steps,
+      List<Duration> delays,
+      List<long[]> late,
+      List<long[]> evict) {
+    int n = delays.size();
+    long[][] lateBy = late.toArray(long[][]::new);
+    long[][] evictBy = evict.toArray(long[][]::new);
+    long[] delayMicros = delays.stream().mapToLong(d -> d.toMillis() * 1000).toArray();
+    int count = steps.hasRows.length;
+    List<Row> stepRows = new ArrayList<>();
+    steps.stepOf.forEach((ingested, step) -> stepRows.add(RowFactory.create(ingested, step)));
+    StructType stepSchema =
+        new StructType().add("_ingested", DataTypes.LongType).add("_step", DataTypes.IntegerType);
+    org.apache.spark.sql.api.java.UDF3<Integer, Integer, Long, Integer> exit =
+        (i, s0, ev) -> {
+          long w = lateBy[i][s0];
+          if (w != NONE && ev <= w) {
+            return -1; // the first copy is behind the watermark: never in state
+          }
+          long expires = ev + delayMicros[i];
+          for (int k = s0; k < count; k++) {
+            long e = evictBy[i][k];
+            if (e != NONE && e >= expires) { // Spark evicts when watermark >= expiry
+              return k;
+            }
+          }
+          return count;
+        };
+    Column exitStep =
+        org.apache
+            .spark
+            .sql
+            .functions
+            .udf(exit, DataTypes.IntegerType)
+            .apply(col("_i"), col("_s0"), col("_ev"));
+    spark.sparkContext().setJobDescription("profile: watermark replay, dedup state per delay");
+    List<Row> changes;
+    try {
+      Dataset<Row> spans =
+          keyed
+              .join(broadcast(spark.createDataFrame(stepRows, stepSchema)), "_ingested")
+              .groupBy(col("_id"))
+              .agg(
+                  org.apache.spark.sql.functions.min(col("_step")).as("_s0"),
+                  org.apache.spark.sql.functions.min_by(col("_event"), col("_step")).as("_ev"))
+              .select(
+                  org.apache
+                      .spark
+                      .sql
+                      .functions
+                      .explode(org.apache.spark.sql.functions.sequence(lit(0), lit(n - 1)))
+                      .as("_i"),
+                  col("_s0"),
+                  col("_ev"))
+              .withColumn("_exit", exitStep)
+              .filter(col("_exit").geq(0));
+      changes =
+          spans
+              .select(col("_i"), col("_s0").as("_step"), lit(1L).as("_d"))
+              .unionByName(spans.select(col("_i"), col("_exit").as("_step"), lit(-1L).as("_d")))
+              .groupBy(col("_i"), col("_step"))
+              .agg(org.apache.spark.sql.functions.sum(col("_d")).as("_d"))
+              .collectAsList();
+    } finally {
+      spark.sparkContext().setJobDescription(null);
+    }
+    long[][] delta = new long[n][count + 1];
+    for (Row r : changes) {
+      delta[r.getInt(0)][r.getInt(1)] += r.getLong(2);
+    }
+    long[] peak = new long[n];
+    for (int i = 0; i < n; i++) {
+      long held = 0;
+      for (int k = 0; k < count; k++) {
+        held += delta[i][k];
+        peak[i] = Math.max(peak[i], held);
+      }
+    }
+    return peak;
   }
 
   /**
@@ -427,6 +525,8 @@ public final class WatermarkReplay {
    * @param goldRowsToCorrect gold rows (window and group-by values, over the metrics given) with a
    *     dropped row: at most what the correction path restates (a dropped copy of an event already
    *     counted changes nothing)
+   * @param statePeakRows the most event ids silver's dedup would hold in its state at the end of a
+   *     micro-batch
    * @param watermarkLagSeconds median lag of the watermark behind the arrivals (null: never moved)
    * @param basis how the rows were cut into micro-batches
    */
@@ -436,6 +536,7 @@ public final class WatermarkReplay {
       long microBatches,
       long dropped,
       long goldRowsToCorrect,
+      long statePeakRows,
       Double watermarkLagSeconds,
       String basis) {
     /**
@@ -485,6 +586,7 @@ public final class WatermarkReplay {
               o.dropped(),
               o.droppedShare(),
               o.goldRowsToCorrect(),
+              o.statePeakRows(),
               o.watermarkLagSeconds(),
               o.basis(),
               target,
@@ -597,12 +699,14 @@ public final class WatermarkReplay {
       long[] seen = new long[groups];
       Arrays.fill(seen, NONE);
       long[] late = new long[maxEvent.length];
+      long[] evict = new long[maxEvent.length];
       long previousStart = NONE; // W_{N-1}
       long start = NONE; // W_N
       long arrivals = NONE;
       List<Double> lags = new ArrayList<>();
       for (int n = 0; n < maxEvent.length; n++) {
         late[n] = previousStart;
+        evict[n] = start;
         long lowest = Long.MAX_VALUE;
         for (int g = 0; g < groups; g++) {
           seen[g] = Math.max(seen[g], maxEvent[n][g]);
@@ -616,7 +720,7 @@ public final class WatermarkReplay {
           lags.add((arrivals - start) / 1e6);
         }
       }
-      return new Simulation(late, median(lags));
+      return new Simulation(late, evict, median(lags));
     }
 
     private static Double median(List<Double> values) {
@@ -631,7 +735,8 @@ public final class WatermarkReplay {
 
   /**
    * @param late per step, the watermark its rows are judged against (NONE: none yet)
+   * @param evict per step, the watermark it starts with, which evicts state (NONE: none yet)
    * @param medianLagSeconds median lag of the watermark behind the arrivals
    */
-  private record Simulation(long[] late, Double medianLagSeconds) {}
+  private record Simulation(long[] late, long[] evict, Double medianLagSeconds) {}
 }

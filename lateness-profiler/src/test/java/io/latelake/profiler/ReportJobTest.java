@@ -155,10 +155,10 @@ class ReportJobTest extends SparkTestBase {
     assertThat(html).contains("in 1 micro-batches (per-bronze-batch)");
     assertThat(html)
         .containsPattern(
-            "<tr><td>0.1 s</td><td>0</td><td>905</td><td>0</td><td>0</td><td>[^<]*</td>"
+            "<tr><td>0.1 s</td><td>0</td><td>905</td><td>0</td><td>0</td><td>905</td><td>[^<]*</td>"
                 + "<td>recommended</td></tr>")
         .containsPattern(
-            "<tr><td>10 min</td><td>0</td><td>905</td><td>0</td><td>0</td><td>[^<]*</td>"
+            "<tr><td>10 min</td><td>0</td><td>905</td><td>0</td><td>0</td><td>905</td><td>[^<]*</td>"
                 + "<td>configured</td></tr>");
   }
 }

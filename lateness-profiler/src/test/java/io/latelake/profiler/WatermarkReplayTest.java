@@ -105,6 +105,12 @@ class WatermarkReplayTest extends SparkTestBase {
             tuple(TEN, 6L, 3L, 2L, 40.0, WatermarkReplay.PER_BRONZE_BATCH),
             // 60 s: B3 judged against 10:01:00: only e6; lags 90, 61, 121 s: median 90
             tuple(MINUTE, 6L, 3L, 1L, 90.0, WatermarkReplay.PER_BRONZE_BATCH));
+    // Dedup state at the end of each micro-batch. 10 s: B1 brings e1, e2, e3 (3); the next
+    // micro-batch starts at 10:00:50 and evicts e1 and e3 (expire 10:00:10, 10:00:40): 1; B2
+    // adds e4: 2; 10:01:50 evicts e2: 1; e5, e6 are dropped. Peak 3. 60 s: e1, e2, e3 (3), e4
+    // (4); the watermark reaches 10:01:00, e1's expiry (Spark evicts at watermark >= expiry): 3;
+    // e5 enters, e6 is dropped: 4. Peak 4.
+    assertThat(none).extracting(WatermarkReplay.Outcome::statePeakRows).containsExactly(3L, 4L);
   }
 
   @Test

@@ -71,8 +71,19 @@ public record WatermarkDelaySetting(String key, Duration fixed, Optional<Auto> a
     if (!layer.has("watermark-delay")
         || !AUTO.equalsIgnoreCase(
             String.valueOf(layer.raw().getValue("watermark-delay").unwrapped()).strip())) {
-      return new WatermarkDelaySetting(
-          key, layer.positiveDuration("watermark-delay"), Optional.empty());
+      try {
+        return new WatermarkDelaySetting(
+            key, layer.positiveDuration("watermark-delay"), Optional.empty());
+      } catch (LakeConfigException e) {
+        if (e.getMessage().contains("expected a duration")) {
+          throw LakeConfigException.invalid(
+              key,
+              layer.raw().getValue("watermark-delay").unwrapped(),
+              "expected a duration such as '10 minutes', '30 s' or '250 ms', or auto (the "
+                  + "lateness profiler's recommendation)");
+        }
+        throw e;
+      }
     }
     Settings a = layer.sub("auto-delay");
     Duration min = a.positiveDuration("min");

@@ -59,7 +59,8 @@ class WatermarkDelaySettingTest extends SparkTestBase {
         .isInstanceOf(LakeConfigException.class)
         .hasMessage(
             "Invalid value 'automatic' for key 'lake.silver.watermark-delay': expected a duration "
-                + "such as '10 minutes', '30 s' or '250 ms'");
+                + "such as '10 minutes', '30 s' or '250 ms', or auto (the lateness profiler's "
+                + "recommendation)");
     assertThatThrownBy(
             () ->
                 silver(
