@@ -26,7 +26,7 @@ final class ProfileLog {
     for (Row r : advice) {
       LOG.info(
           "advice {} {}: covering {}% of events needs {} s; {} events ({}%) are later than the "
-              + "{} s {} (lateness above it, not rows dropped: see the watermark replay)",
+              + "{} s {}",
           r.getAs("source"),
           r.getAs("kind"),
           r.<Double>getAs("coverage") * 100,
@@ -35,7 +35,9 @@ final class ProfileLog {
           String.format(
               java.util.Locale.ROOT, "%.4f", r.<Double>getAs("configured_beyond_share") * 100),
           r.getAs("configured_delay_s"),
-          "watermark".equals(r.getAs("kind")) ? "watermark delay" : "correction horizon");
+          "watermark".equals(r.getAs("kind"))
+              ? "watermark delay (lateness above it, not rows dropped: see the watermark replay)"
+              : "correction horizon (they restate settled windows)");
     }
     if (!replay.isEmpty()) {
       StringBuilder drops = new StringBuilder();
