@@ -71,7 +71,7 @@ class LatelakeCliTest {
         .isEqualTo(
             "latelake: Invalid value 'soon' for key "
                 + "'lake.gold.watermark-delay': expected a duration such as '10 minutes', '30 s' or "
-                + "'250 ms'"
+                + "'250 ms', or auto (the lateness profiler's recommendation)"
                 + System.lineSeparator());
     assertThat(SparkSession.getDefaultSession().isEmpty()).isTrue();
   }
