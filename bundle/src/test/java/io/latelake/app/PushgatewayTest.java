@@ -72,6 +72,9 @@ class PushgatewayTest extends SparkTestBase {
           .containsExactly(1.0);
       assertThat(gateway.values("latelake_windows_deferred", "job", "latelake-correct"))
           .containsExactly(1.0);
+      // closed (window end at or before the watermark, 12:30): p 12:00 and p 12:20
+      assertThat(gateway.values("latelake_windows_recomputed", "job", "latelake-correct"))
+          .containsExactly(2.0);
       // gold after correct: p 12:00 restated; p 12:20 and q 12:40 provisional (settled needs
       // window end + the 1-hour horizon at or before the stream's watermark, 12:30)
       for (var status :

@@ -28,7 +28,10 @@ public record CorrectResult(String runId, Instant correctedAt, List<MetricResult
     return rowsChanged() + " gold rows changed, run " + runId;
   }
 
-  /** Per metric: rows restated (or staged, for reconcile) and windows deferred as still open. */
+  /**
+   * Per metric: rows restated (or staged, for reconcile), closed windows recomputed, and windows
+   * deferred as still open.
+   */
   @Override
   public void report(io.latelake.core.metrics.RunFigures figures) {
     for (MetricResult m : metrics) {
@@ -36,6 +39,12 @@ public record CorrectResult(String runId, Instant correctedAt, List<MetricResult
           "latelake_rows_restated",
           "Gold rows the run restated (or staged, for a reconcile metric).",
           m.rowsChanged(),
+          "metric",
+          m.metric());
+      figures.gauge(
+          "latelake_windows_recomputed",
+          "Closed windows touched since the last run that the run recomputed from bronze.",
+          m.closedWindows(),
           "metric",
           m.metric());
       figures.gauge(

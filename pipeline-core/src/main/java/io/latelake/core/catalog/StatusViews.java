@@ -30,9 +30,10 @@ import java.util.stream.Collectors;
  * </ul>
  *
  * A monitoring table that does not exist when the view is created gives nulls; registering again
- * once it exists replaces the view.
+ * once it exists replaces the view. The streams' metrics source reads the same query for its
+ * per-metric gold figures.
  */
-final class StatusViews {
+public final class StatusViews {
   /** Points of the midpoint rule, as in {@code LatenessCdf}. */
   static final int MIDPOINTS = 32;
 
@@ -57,7 +58,7 @@ final class StatusViews {
    * @param hasCdf {@code lateness_cdf} is registered
    * @return the view's query
    */
-  static String query(
+  public static String query(
       MetricSpec metric,
       Duration horizon,
       String goldTable,

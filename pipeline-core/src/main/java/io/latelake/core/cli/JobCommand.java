@@ -90,9 +90,8 @@ public abstract class JobCommand<T> implements Callable<Integer> {
     SparkSession spark =
         SparkSessions.create(
             appName(), catalog.registeredByJobs() ? CatalogSessions.withCatalog(config) : config);
-    if (streamMetrics) {
-      StreamMetrics.install(spark, io.latelake.core.streaming.SourceInputs.fromConfig(config));
-    }
+    Optional<StreamMetrics> metrics =
+        streamMetrics ? Optional.of(StreamMetrics.install(spark, config)) : Optional.empty();
     Optional<JobCatalog> registration = Optional.empty();
     long started = System.nanoTime();
     int exit = ExitCode.RUNTIME_FAILURE.code();
@@ -127,6 +126,7 @@ public abstract class JobCommand<T> implements Callable<Integer> {
                       clock().instant(),
                       figures));
       registration.ifPresent(JobCatalog::close);
+      metrics.ifPresent(m -> m.stopReading());
       // On SIGTERM Spark's own shutdown hook stops the session, after the streams' graceful stop
       // (see StreamRunner); stopping it here as well could cut that stop short.
       if (!org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress()) {

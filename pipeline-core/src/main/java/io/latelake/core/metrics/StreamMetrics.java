@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.apache.spark.SparkEnv;
@@ -88,6 +89,12 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
 
   private List<String> sources = List.of();
 
+  /** The configured metrics by gold query name ({@code gold_<metric>}); empty without a config. */
+  private java.util.Map<String, io.latelake.core.metric.MetricSpec> goldQueries = Map.of();
+
+  /** Per-metric gold figures, read once a metric's gold query runs; null without a config. */
+  private GoldFigures gold;
+
   private final MetricRegistry registry = new MetricRegistry();
   private final Map<String, Query> queries = new ConcurrentHashMap<>();
 
@@ -103,6 +110,7 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
     volatile double progressAt;
     volatile double watermarkLag = Double.NaN;
     volatile double latestEnqueued = Double.NaN;
+    volatile double ingestedUntil = Double.NaN;
 
     Query(String name) {
       String q = UNSAFE.matcher(name).replaceAll("_") + ".";
@@ -116,6 +124,7 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
       registry.register(q + "last_progress_timestamp_seconds", (Gauge<Double>) () -> progressAt);
       registry.register(q + "watermark_lag_seconds", (Gauge<Double>) () -> watermarkLag);
       registry.register(q + "latest_enqueued_seconds", (Gauge<Double>) () -> latestEnqueued);
+      registry.register(q + "input_ingested_until_seconds", (Gauge<Double>) () -> ingestedUntil);
     }
   }
 
@@ -136,6 +145,34 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
    */
   public static StreamMetrics install(SparkSession spark) {
     return install(spark, List.of());
+  }
+
+  /**
+   * As {@link #install(SparkSession, List)} for the sources listed in {@code lake.sources}, with
+   * each metric's gold figures ({@link GoldFigures}: rows by status, closed windows still to
+   * correct, completeness of the latest closed window) read every {@code
+   * lake.metrics.gold-interval} once the metric's gold query runs in this process.
+   *
+   * @param config the effective config
+   * @return the installed source
+   * @throws io.latelake.core.config.LakeConfigException (exit 2) for a bad {@code lake.sources},
+   *     {@code lake.metrics.gold-interval}, metric definition or {@code lake.correction.horizon}
+   */
+  public static StreamMetrics install(SparkSession spark, Config config) {
+    java.time.Duration interval =
+        Settings.of(config).sub("lake.metrics").positiveDuration("gold-interval");
+    java.util.Map<String, io.latelake.core.metric.MetricSpec> gold = new java.util.HashMap<>();
+    for (io.latelake.core.metric.MetricSpec m :
+        io.latelake.core.metric.Metrics.fromConfig(config)) {
+      gold.put(m.queryName(), m);
+    }
+    java.time.Duration horizon = io.latelake.core.config.SharedSettings.correctionHorizon(config);
+    StreamMetrics m = install(spark, io.latelake.core.streaming.SourceInputs.fromConfig(config));
+    m.goldQueries = Map.copyOf(gold);
+    m.gold =
+        new GoldFigures(
+            spark, io.latelake.core.table.TableRegistry.fromConfig(config), horizon, interval);
+    return m;
   }
 
   /**
@@ -187,8 +224,18 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
     return m;
   }
 
+  /** Stops reading the per-metric gold figures (they keep their last values). */
+  public void stopReading() {
+    if (gold != null) {
+      gold.close();
+    }
+  }
+
   /** Removes what {@link #install} added to {@code spark} and the metrics system. */
   public void uninstall(SparkSession spark) {
+    if (gold != null) {
+      gold.close();
+    }
     spark.streams().removeListener(this);
     spark.conf().unset(OBSERVING);
     spark.conf().unset(SOURCES);
@@ -292,9 +339,38 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
     if (wm != null && q.watermark > 0 && latestEnqueued > 0) {
       q.watermarkLag = latestEnqueued - q.watermark;
     }
+    java.sql.Timestamp ingested = io.latelake.core.streaming.SourceInputs.ingestedUntil(p);
+    if (ingested != null) {
+      q.ingestedUntil = ingested.getTime() / 1000.0;
+    }
+    io.latelake.core.metric.MetricSpec metric = goldQueries.get(p.name());
+    if (metric != null && gold != null) {
+      startGold(metric);
+    }
     Long trigger = p.durationMs().get("triggerExecution");
     q.duration = trigger == null ? 0 : trigger / 1000.0;
     q.progressAt = Instant.parse(p.timestamp()).toEpochMilli() / 1000.0;
+  }
+
+  private final Set<String> goldStarted = ConcurrentHashMap.newKeySet();
+
+  /** Registers the metric's gold gauges and starts reading them (once per metric). */
+  private void startGold(io.latelake.core.metric.MetricSpec metric) {
+    if (!goldStarted.add(metric.name())) {
+      return;
+    }
+    String k = "gold." + UNSAFE.matcher(metric.name()).replaceAll("_") + ".";
+    String name = metric.name();
+    registry.register(k + "rows_provisional", (Gauge<Double>) () -> gold.of(name).provisional());
+    registry.register(k + "rows_settled", (Gauge<Double>) () -> gold.of(name).settled());
+    registry.register(k + "rows_restated", (Gauge<Double>) () -> gold.of(name).restated());
+    registry.register(
+        k + "closed_windows_to_correct",
+        (Gauge<Double>) () -> gold.of(name).closedWindowsToCorrect());
+    registry.register(
+        k + "latest_closed_completeness_ratio",
+        (Gauge<Double>) () -> gold.of(name).latestClosedCompleteness());
+    gold.start(metric);
   }
 
   @Override

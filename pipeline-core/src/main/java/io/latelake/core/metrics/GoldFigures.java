@@ -1,0 +1,316 @@
+package io.latelake.core.metrics;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.pmod;
+import static org.apache.spark.sql.functions.timestamp_micros;
+import static org.apache.spark.sql.functions.unix_micros;
+
+import io.delta.tables.DeltaTable;
+import io.latelake.core.catalog.StatusViews;
+import io.latelake.core.metric.GoldStatus;
+import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.table.DeltaTables;
+import io.latelake.core.table.TableRegistry;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.spark.api.java.function.VoidFunction2;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.StreamingQueryException;
+import org.apache.spark.sql.streaming.Trigger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where each metric's gold stands, for the streams' metrics source ({@link StreamMetrics}): read
+ * from the lake every {@code lake.metrics.gold-interval} by one background thread, for the metrics
+ * whose gold query runs in this process (from its first micro-batch on). Per metric:
+ *
+ * <ul>
+ *   <li>rows by status, the status views' rule ({@link GoldStatus}): provisional, settled,
+ *       restated;
+ *   <li>the lowest {@code completeness} (the status views' column: the profiled lateness
+ *       distribution in {@code monitoring.lateness_cdf} at the window's age) of the rows of the
+ *       latest closed window (the largest {@code window_end} at or before the gold stream's last
+ *       watermark); NaN without a registered distribution or a closed window;
+ *   <li>closed windows touched and not yet corrected: what the next {@code correct} recomputes, by
+ *       its own rule — the window starts pending in {@code monitoring.correction_state} and those
+ *       of the valid bronze rows committed after the bronze version recorded there (read with
+ *       Delta's change read, as {@code correct} reads them), that are closed ({@code window_end <=}
+ *       the gold stream's last watermark). NaN until {@code correct} has run for the metric (its
+ *       first run takes {@code --since}).
+ * </ul>
+ *
+ * <p>The reads run in a separate session of the same Spark application (its own temporary views and
+ * stream listeners: none of this shows in {@code monitoring.stream_progress}), so they are Spark
+ * jobs beside the streams' micro-batches. A read that fails leaves the last figures and logs one
+ * WARN line per metric until a read succeeds again.
+ */
+final class GoldFigures implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(GoldFigures.class);
+
+  /**
+   * One metric's figures.
+   *
+   * @param provisional gold rows provisional now
+   * @param settled gold rows settled now
+   * @param restated gold rows restated now
+   * @param latestClosedCompleteness ratio in [0, 1], NaN when unknown
+   * @param closedWindowsToCorrect count, NaN until {@code correct} has run for the metric
+   */
+  record Figures(
+      double provisional,
+      double settled,
+      double restated,
+      double latestClosedCompleteness,
+      double closedWindowsToCorrect) {
+    static final Figures UNKNOWN =
+        new Figures(Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+  }
+
+  private final SparkSession spark;
+  private final TableRegistry tables;
+  private final Duration horizon;
+  private final Duration interval;
+  private final java.util.Map<String, Figures> figures = new ConcurrentHashMap<>();
+  private final Set<MetricSpec> running = ConcurrentHashMap.newKeySet();
+  private final Set<String> failing = ConcurrentHashMap.newKeySet();
+  private ScheduledExecutorService timer;
+
+  /**
+   * @param spark the application's session (the reads use a new session of it)
+   * @param horizon {@code lake.correction.horizon}
+   * @param interval {@code lake.metrics.gold-interval}
+   */
+  GoldFigures(SparkSession spark, TableRegistry tables, Duration horizon, Duration interval) {
+    this.spark = spark.newSession();
+    this.tables = tables;
+    this.horizon = horizon;
+    this.interval = interval;
+  }
+
+  /**
+   * @return the metric's last figures (all NaN before its first read)
+   */
+  Figures of(String metric) {
+    return figures.getOrDefault(metric, Figures.UNKNOWN);
+  }
+
+  /** Starts reading {@code metric}'s figures (the thread on the first call). */
+  synchronized void start(MetricSpec metric) {
+    if (!running.add(metric)) {
+      return;
+    }
+    if (timer == null) {
+      timer =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, "latelake-gold-figures");
+                t.setDaemon(true);
+                return t;
+              });
+      timer.scheduleWithFixedDelay(this::refresh, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void refresh() {
+    for (MetricSpec m : running) {
+      try {
+        figures.put(m.name(), read(m));
+        if (failing.remove(m.name())) {
+          LOG.info("gold figures of metric '{}' read again", m.name());
+        }
+      } catch (RuntimeException e) {
+        if (spark.sparkContext().isStopped()) {
+          return;
+        }
+        if (failing.add(m.name())) {
+          LOG.warn(
+              "Cannot read the gold figures of metric '{}' (the last ones stay): {}",
+              m.name(),
+              e.getMessage());
+        }
+      }
+    }
+  }
+
+  /**
+   * Reads one metric's figures now.
+   *
+   * @return all NaN when its gold table does not exist yet
+   */
+  Figures read(MetricSpec metric) {
+    String gold = tables.gold(metric.name());
+    if (!DeltaTables.exists(spark, gold)) {
+      return Figures.UNKNOWN;
+    }
+    Optional<Instant> watermark = GoldStatus.lastWatermark(spark, tables, metric);
+    Row counts = statusRows(metric, gold).first();
+    double toCorrect = closedWindowsToCorrect(metric, watermark);
+    return new Figures(
+        counts.getLong(0),
+        counts.getLong(1),
+        counts.getLong(2),
+        counts.isNullAt(3) ? Double.NaN : counts.getDouble(3),
+        toCorrect);
+  }
+
+  /** One row: provisional, settled, restated, completeness of the latest closed window. */
+  private Dataset<Row> statusRows(MetricSpec metric, String gold) {
+    String db = spark.conf().get("spark.sql.globalTempDatabase", "global_temp");
+    String view = "latelake_gold_" + metric.name();
+    spark.read().format("delta").load(gold).createOrReplaceGlobalTempView(view);
+    List<String> goldColumns = List.of(spark.table(db + "." + view).columns());
+    boolean hasLog = globalView(tables.monitoring("corrections_log"), "corrections_log");
+    boolean hasProgress = globalView(tables.streamProgress(), "stream_progress");
+    boolean hasCdf = globalView(tables.monitoring("lateness_cdf"), "lateness_cdf");
+    String query =
+        StatusViews.query(
+            metric,
+            horizon,
+            "`" + db + "`.`" + view + "`",
+            db,
+            goldColumns,
+            hasLog,
+            hasProgress,
+            hasCdf);
+    return spark
+        .sql(
+            "WITH s AS ("
+                + query
+                + "), latest AS (SELECT max(window_end) AS e FROM s WHERE closed) "
+                + "SELECT count_if(status = 'provisional'), count_if(status = 'settled'), "
+                + "count_if(status = 'restated'), "
+                + "min(CASE WHEN window_end = latest.e THEN completeness END) "
+                + "FROM s CROSS JOIN latest")
+        .toDF();
+  }
+
+  /**
+   * @return true when the Delta table at {@code path} exists (then registered as a global temporary
+   *     view {@code name})
+   */
+  private boolean globalView(String path, String name) {
+    if (!DeltaTables.exists(spark, path)) {
+      return false;
+    }
+    spark.read().format("delta").load(path).createOrReplaceGlobalTempView(name);
+    return true;
+  }
+
+  private double closedWindowsToCorrect(MetricSpec metric, Optional<Instant> watermark) {
+    String state = tables.monitoring("correction_state");
+    if (!DeltaTables.exists(spark, state)) {
+      return Double.NaN;
+    }
+    List<Row> entry =
+        spark
+            .read()
+            .format("delta")
+            .load(state)
+            .filter(col("metric").equalTo(metric.name()))
+            .select("bronze_version", "pending_window_starts")
+            .collectAsList();
+    if (entry.isEmpty()) {
+      return Double.NaN;
+    }
+    if (watermark.isEmpty()) {
+      return 0;
+    }
+    TreeSet<Instant> touched = new TreeSet<>();
+    List<Timestamp> pending = entry.get(0).getList(1);
+    if (pending != null) {
+      pending.forEach(t -> touched.add(t.toInstant()));
+    }
+    touched.addAll(bronzeWindowsAfter(metric, entry.get(0).getLong(0)));
+    Instant wm = watermark.get();
+    return touched.stream().filter(s -> !s.plus(metric.window()).isAfter(wm)).count();
+  }
+
+  /**
+   * The window starts of the valid bronze rows committed after {@code version}: Delta's change read
+   * from {@code version + 1} (Trigger.AvailableNow, a throw-away checkpoint).
+   */
+  private Set<Instant> bronzeWindowsAfter(MetricSpec metric, long version) {
+    String bronze = tables.bronzeEvents();
+    long latest = DeltaTable.forPath(spark, bronze).history(1).select("version").first().getLong(0);
+    Set<Instant> out = ConcurrentHashMap.newKeySet();
+    if (latest <= version) {
+      return out;
+    }
+    long w = metric.window().toNanos() / 1000;
+    Path checkpoint = null;
+    try {
+      checkpoint = Files.createTempDirectory("latelake-gold-figures-");
+      spark
+          .readStream()
+          .format("delta")
+          .option("startingVersion", Long.toString(version + 1))
+          .option("skipChangeCommits", "true")
+          .load(bronze)
+          .writeStream()
+          .option("checkpointLocation", checkpoint.toUri().toString())
+          .trigger(Trigger.AvailableNow())
+          .foreachBatch(
+              (VoidFunction2<Dataset<Row>, Long>)
+                  (batch, id) -> {
+                    Column micros = unix_micros(col("event_time"));
+                    for (Row r :
+                        batch
+                            .filter(col("error").isNull().and(col("event_time").isNotNull()))
+                            .select(timestamp_micros(micros.minus(pmod(micros, lit(w)))))
+                            .distinct()
+                            .collectAsList()) {
+                      out.add(r.getTimestamp(0).toInstant());
+                    }
+                  })
+          .start()
+          .awaitTermination();
+    } catch (IOException | StreamingQueryException | TimeoutException e) {
+      throw new IllegalStateException("Cannot read bronze changes: " + e.getMessage(), e);
+    } finally {
+      deleteQuietly(checkpoint);
+    }
+    return out;
+  }
+
+  private static void deleteQuietly(Path dir) {
+    if (dir == null) {
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      List<Path> all = new ArrayList<>(paths.toList());
+      java.util.Collections.reverse(all);
+      for (Path p : all) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      LOG.debug("Cannot remove {}: {}", dir, e.getMessage());
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (timer != null) {
+      timer.shutdownNow();
+      timer = null;
+    }
+  }
+}
