@@ -51,17 +51,12 @@ public final class GoldJob extends StreamingJob<GoldConfig> {
         MetricDefinitionGuard.check(context.spark(), plan.outputPath(), metric, tableSchema);
       }
     }
-    checkWatermarks(plan, config.delaySetting(), config.watermarkDelay(), config.sources());
   }
 
   @Override
-  protected java.util.Optional<java.time.Duration> watermarkDelay(StreamPlan plan) {
-    return java.util.Optional.of(config.watermarkDelay());
-  }
-
-  @Override
-  protected java.util.Optional<io.latelake.core.streaming.WatermarkDelaySetting> delaySetting() {
-    return java.util.Optional.of(config.delaySetting());
+  protected java.util.Optional<Watermarking> watermarking() {
+    return java.util.Optional.of(
+        new Watermarking(config.delaySetting(), config.watermarkDelay(), config.sources()));
   }
 
   /**

@@ -33,18 +33,9 @@ public final class SilverJob extends StreamingJob<SilverConfig> {
   }
 
   @Override
-  protected void checkOutput(StreamPlan plan, org.apache.spark.sql.types.StructType tableSchema) {
-    checkWatermarks(plan, config.delaySetting(), config.watermarkDelay(), config.sources());
-  }
-
-  @Override
-  protected java.util.Optional<java.time.Duration> watermarkDelay(StreamPlan plan) {
-    return java.util.Optional.of(config.watermarkDelay());
-  }
-
-  @Override
-  protected java.util.Optional<io.latelake.core.streaming.WatermarkDelaySetting> delaySetting() {
-    return java.util.Optional.of(config.delaySetting());
+  protected java.util.Optional<Watermarking> watermarking() {
+    return java.util.Optional.of(
+        new Watermarking(config.delaySetting(), config.watermarkDelay(), config.sources()));
   }
 
   /** Bronze rows → silver rows ({@link SilverTransforms#dedup}). */

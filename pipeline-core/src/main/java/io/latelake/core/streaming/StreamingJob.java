@@ -131,47 +131,38 @@ public abstract class StreamingJob<C> {
   protected void checkOutput(StreamPlan plan, org.apache.spark.sql.types.StructType tableSchema) {}
 
   /**
-   * The start checks of a watermarked stream (silver, gold): its watermark delay against the one
-   * its output table records ({@link WatermarkDelays#check}: a WARN when they differ; with {@code
-   * auto} nothing: {@link #watermarkDelay} records each start's) and its checkpoint's watermark
-   * inputs against the listed sources ({@link SourceInputs#check}).
+   * A watermarked stream's delay (silver, gold).
    *
-   * @param setting the delay as configured (its key names it in messages)
-   * @param delay the delay of this start
-   * @throws LakeConfigException (exit 2) when the checkpoint was built for other listed sources
+   * @param setting the delay as configured (its key names it in messages; {@code auto} records each
+   *     start's delay in the output table's property, outside the once-per-process start checks)
+   * @param delay the delay of this start, recorded with each of its micro-batches in {@code
+   *     monitoring.stream_progress} ({@code watermark_delay_ms})
+   * @param sources the listed sources, each watermarked on its own
    */
-  protected final void checkWatermarks(
-      StreamPlan plan,
-      WatermarkDelaySetting setting,
-      java.time.Duration delay,
-      SourceWatermarks sources) {
-    if (setting.auto().isEmpty()) {
+  public record Watermarking(
+      WatermarkDelaySetting setting, java.time.Duration delay, SourceWatermarks sources) {}
+
+  /**
+   * @return this job's watermark when its streams have one; empty (the default) for a stream
+   *     without a watermark. With one, each output's start checks also compare the delay with the
+   *     one the output table records ({@link WatermarkDelays#check}: a WARN when they differ; with
+   *     {@code auto} nothing) and the checkpoint's watermark inputs with the listed sources ({@link
+   *     SourceInputs#check}: exit 2 when the checkpoint was built for other listed sources).
+   */
+  protected java.util.Optional<Watermarking> watermarking() {
+    return java.util.Optional.empty();
+  }
+
+  private void checkWatermarks(StreamPlan plan, Watermarking w) {
+    if (w.setting().auto().isEmpty()) {
       WatermarkDelays.check(
-          context.spark(), plan.outputPath(), plan.queryName(), setting.key(), delay);
+          context.spark(), plan.outputPath(), plan.queryName(), w.setting().key(), w.delay());
     }
     SourceInputs.check(
         context.spark(),
         context.tables().checkpoint(plan.queryName()),
         plan.queryName(),
-        sources.listed());
-  }
-
-  /**
-   * @return the watermark delay of {@code plan}'s query in this start, recorded with each of its
-   *     micro-batches in {@code monitoring.stream_progress} ({@code watermark_delay_ms}); empty
-   *     (the default) for a stream without a watermark
-   */
-  protected java.util.Optional<java.time.Duration> watermarkDelay(StreamPlan plan) {
-    return java.util.Optional.empty();
-  }
-
-  /**
-   * @return the configured watermark delay of this job's streams when they have one ({@code auto}
-   *     then records each start's delay in the output table's property, outside the once-per-
-   *     process start checks); empty (the default) for a stream without a watermark
-   */
-  protected java.util.Optional<WatermarkDelaySetting> delaySetting() {
-    return java.util.Optional.empty();
+        w.sources().listed());
   }
 
   /**
@@ -229,17 +220,19 @@ public abstract class StreamingJob<C> {
           sink instanceof StreamPlan.Append a ? a.partitionBy() : List.of(),
           sink instanceof StreamPlan.Merge m ? m.tableProperties() : Map.of());
       checkOutput(p, tableSchema);
+      watermarking().ifPresent(w -> checkWatermarks(p, w));
     }
-    if (delaySetting().flatMap(WatermarkDelaySetting::auto).isPresent()) {
+    java.util.Optional<Watermarking> watermark = watermarking();
+    if (watermark.flatMap(w -> w.setting().auto()).isPresent()) {
       // auto: the delay may change from one start to the next, even within one process
-      WatermarkDelays.recordIfChanged(spark, p.outputPath(), watermarkDelay(p).orElseThrow());
+      WatermarkDelays.recordIfChanged(spark, p.outputPath(), watermark.get().delay());
     }
     return new StreamRunner.Start(
         p.queryName(),
         checkpoint,
         () -> start(out, p, checkpoint),
         p.restartOn(),
-        watermarkDelay(p));
+        watermark.map(Watermarking::delay));
   }
 
   private static StreamingQuery start(Dataset<Row> out, StreamPlan p, String checkpoint) {
