@@ -243,6 +243,7 @@ class PrometheusIT extends SparkTestBase {
         for (int i = 2; i < 6; i++) {
           landAndWait(run, w, i, slices.get(i), i + 1);
         }
+        Instant lastSliceRead = Instant.now();
         assertThat(progress("silver_events", "sum(rows_dropped_by_watermark)", Instant.EPOCH))
             .isEqualTo(org.apache.spark.sql.RowFactory.create(3L));
 
@@ -271,9 +272,23 @@ class PrometheusIT extends SparkTestBase {
                 .filter(m -> m.name().equals(METRIC))
                 .findFirst()
                 .orElseThrow();
-        // gold is idle now: one more read of the figures (every second) and one more scrape
-        Thread.sleep(3000);
-        double before = waitForNonNaN(run, prometheus, toCorrect);
+        // gold is idle now: wait for figures read after it took the last slice
+        String readAt = "latelake_gold_read_timestamp_seconds{metric=\"" + METRIC + "\"}";
+        run.waitFor(
+            readAt + " after the last slice",
+            Duration.ofSeconds(60),
+            () -> {
+              try {
+                return prometheus
+                    .value(readAt)
+                    .filter(t -> t > lastSliceRead.toEpochMilli() / 1000.0)
+                    .isPresent();
+              } catch (Exception e) {
+                return false;
+              }
+            });
+        double before = prometheus.value(toCorrect).orElseThrow();
+        assertThat(before).as(toCorrect).isNotNaN();
 
         // correct's second run reads the changes, recomputes those windows and pushes its figures
         Instant beforeCorrect = Instant.now();
@@ -458,24 +473,5 @@ class PrometheusIT extends SparkTestBase {
         assertThat(run.terminate()).isEqualTo(143);
       }
     }
-  }
-
-  private static double waitForNonNaN(StreamProcess run, PrometheusServer prometheus, String promql)
-      throws InterruptedException {
-    double[] seen = {Double.NaN};
-    run.waitFor(
-        promql + " to be a number",
-        Duration.ofSeconds(60),
-        () -> {
-          try {
-            Optional<Double> v = prometheus.value(promql);
-            seen[0] = v.orElse(Double.NaN);
-            return v.isPresent() && !v.get().isNaN();
-          } catch (Exception e) {
-            return false;
-          }
-        });
-    assertThat(seen[0]).as(promql).isNotNaN();
-    return seen[0];
   }
 }

@@ -52,7 +52,7 @@ final class CatalogViews {
             m,
             config.horizon(),
             goldTable,
-            config.monitoringDb(),
+            name -> CatalogConfig.qualified(config.monitoringDb(), name),
             columns,
             monitoringTables.contains("corrections_log"),
             monitoringTables.contains("stream_progress"),

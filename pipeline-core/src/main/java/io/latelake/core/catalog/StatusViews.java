@@ -51,7 +51,9 @@ public final class StatusViews {
 
   /**
    * @param goldTable the registered gold table, qualified
-   * @param monitoringDb the monitoring database
+   * @param monitoring a monitoring table's name ({@code corrections_log}, {@code stream_progress},
+   *     {@code lateness_cdf}) to its reference in SQL (qualified by the monitoring database, or
+   *     {@code delta.`<path>`})
    * @param goldColumns the gold table's columns, in order
    * @param hasLog {@code corrections_log} is registered
    * @param hasProgress {@code stream_progress} is registered
@@ -62,7 +64,7 @@ public final class StatusViews {
       MetricSpec metric,
       Duration horizon,
       String goldTable,
-      String monitoringDb,
+      java.util.function.UnaryOperator<String> monitoring,
       List<String> goldColumns,
       boolean hasLog,
       boolean hasProgress,
@@ -84,7 +86,7 @@ public final class StatusViews {
               ",\nlg AS (SELECT window_start, keys, old_values, new_values, corrected_at, reason,"
                   + " row_number() OVER (PARTITION BY window_start, keys ORDER BY corrected_at DESC, "
                   + "run_id DESC) AS rn FROM ")
-          .append(CatalogConfig.qualified(monitoringDb, "corrections_log"))
+          .append(monitoring.apply("corrections_log"))
           .append(" WHERE metric = ")
           .append(Sql.literal(metric.name()))
           .append("),\nlc AS (SELECT g.window_start");
@@ -100,7 +102,7 @@ public final class StatusViews {
           .append(")");
     }
     if (hasCdf) {
-      String cdf = CatalogConfig.qualified(monitoringDb, "lateness_cdf");
+      String cdf = monitoring.apply("lateness_cdf");
       q.append(
               ",\ncdf AS (SELECT source, level, lateness_s, lead(level) OVER (PARTITION BY "
                   + "source ORDER BY level) AS next_level, lead(lateness_s) OVER (PARTITION BY source "
@@ -148,7 +150,7 @@ public final class StatusViews {
     }
     if (hasProgress) {
       q.append(",\nwm AS (SELECT max(watermark) AS last_watermark FROM ")
-          .append(CatalogConfig.qualified(monitoringDb, "stream_progress"))
+          .append(monitoring.apply("stream_progress"))
           .append(" WHERE query_name = ")
           .append(Sql.literal(metric.queryName()))
           .append(")");

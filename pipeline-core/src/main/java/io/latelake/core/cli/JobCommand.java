@@ -84,14 +84,16 @@ public abstract class JobCommand<T> implements Callable<Integer> {
     T prepared = prepare(config);
     Optional<Pushgateway> push = Pushgateway.fromConfig(config);
     pushing = push.isPresent();
-    boolean streamMetrics = StreamMetrics.enabled(config);
+    Optional<StreamMetrics.Plan> metricsPlan =
+        StreamMetrics.enabled(config)
+            ? Optional.of(StreamMetrics.Plan.fromConfig(config))
+            : Optional.empty();
     CatalogConfig catalog = CatalogConfig.fromConfig(config);
     ConfigLoader.logEffective(config);
     SparkSession spark =
         SparkSessions.create(
             appName(), catalog.registeredByJobs() ? CatalogSessions.withCatalog(config) : config);
-    Optional<StreamMetrics> metrics =
-        streamMetrics ? Optional.of(StreamMetrics.install(spark, config)) : Optional.empty();
+    Optional<StreamMetrics> metrics = metricsPlan.map(p -> StreamMetrics.install(spark, p));
     Optional<JobCatalog> registration = Optional.empty();
     long started = System.nanoTime();
     int exit = ExitCode.RUNTIME_FAILURE.code();

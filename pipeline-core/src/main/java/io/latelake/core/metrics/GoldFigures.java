@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Where each metric's gold stands, for the streams' metrics source ({@link StreamMetrics}): read
- * from the lake every {@code lake.metrics.gold-interval} by one background thread, for the metrics
- * whose gold query runs in this process (from its first micro-batch on). Per metric:
+ * from the lake by one background thread, {@code lake.metrics.gold-interval} after the previous
+ * read ended, for the metrics whose gold query runs in this process (from its first micro-batch
+ * on). Per metric:
  *
  * <ul>
  *   <li>rows by status, the status views' rule ({@link GoldStatus}): provisional, settled,
@@ -91,8 +92,10 @@ final class GoldFigures implements AutoCloseable {
   private final Duration interval;
   private final java.util.Map<String, Figures> figures = new ConcurrentHashMap<>();
   private final Set<MetricSpec> running = ConcurrentHashMap.newKeySet();
+  private final java.util.Map<String, Double> readAt = new ConcurrentHashMap<>();
   private final Set<String> failing = ConcurrentHashMap.newKeySet();
   private ScheduledExecutorService timer;
+  private boolean closed;
 
   /**
    * @param spark the application's session (the reads use a new session of it)
@@ -113,9 +116,17 @@ final class GoldFigures implements AutoCloseable {
     return figures.getOrDefault(metric, Figures.UNKNOWN);
   }
 
-  /** Starts reading {@code metric}'s figures (the thread on the first call). */
+  /**
+   * @return when the metric's last figures were read (the read's start, Unix seconds; NaN before
+   *     the first)
+   */
+  double readAt(String metric) {
+    return readAt.getOrDefault(metric, Double.NaN);
+  }
+
+  /** Starts reading {@code metric}'s figures (the thread on the first call; none once closed). */
   synchronized void start(MetricSpec metric) {
-    if (!running.add(metric)) {
+    if (closed || !running.add(metric)) {
       return;
     }
     if (timer == null) {
@@ -131,23 +142,31 @@ final class GoldFigures implements AutoCloseable {
   }
 
   private void refresh() {
-    for (MetricSpec m : running) {
-      try {
-        figures.put(m.name(), read(m));
-        if (failing.remove(m.name())) {
-          LOG.info("gold figures of metric '{}' read again", m.name());
-        }
-      } catch (RuntimeException e) {
-        if (spark.sparkContext().isStopped()) {
+    try {
+      for (MetricSpec m : running) {
+        if (spark.sparkContext().isStopped() || Thread.currentThread().isInterrupted()) {
           return;
         }
-        if (failing.add(m.name())) {
-          LOG.warn(
-              "Cannot read the gold figures of metric '{}' (the last ones stay): {}",
-              m.name(),
-              e.getMessage());
+        double started = System.currentTimeMillis() / 1000.0;
+        try {
+          figures.put(m.name(), read(m));
+          readAt.put(m.name(), started);
+          if (failing.remove(m.name())) {
+            LOG.info("gold figures of metric '{}' read again", m.name());
+          }
+        } catch (Exception e) {
+          // Spark's failures are often checked exceptions thrown undeclared (SparkException)
+          if (!spark.sparkContext().isStopped() && failing.add(m.name())) {
+            LOG.warn(
+                "Cannot read the gold figures of metric '{}' (the last ones stay): {}",
+                m.name(),
+                e.getMessage());
+          }
         }
       }
+    } catch (Throwable t) {
+      // an exception leaving a scheduled task cancels every later read: log it, keep the thread
+      LOG.warn("Reading the gold figures failed: {}", t.toString());
     }
   }
 
@@ -174,45 +193,30 @@ final class GoldFigures implements AutoCloseable {
 
   /** One row: provisional, settled, restated, completeness of the latest closed window. */
   private Dataset<Row> statusRows(MetricSpec metric, String gold) {
-    String db = spark.conf().get("spark.sql.globalTempDatabase", "global_temp");
-    String view = "latelake_gold_" + metric.name();
-    spark.read().format("delta").load(gold).createOrReplaceGlobalTempView(view);
-    List<String> goldColumns = List.of(spark.table(db + "." + view).columns());
-    boolean hasLog = globalView(tables.monitoring("corrections_log"), "corrections_log");
-    boolean hasProgress = globalView(tables.streamProgress(), "stream_progress");
-    boolean hasCdf = globalView(tables.monitoring("lateness_cdf"), "lateness_cdf");
+    List<String> goldColumns = List.of(spark.read().format("delta").load(gold).columns());
     String query =
         StatusViews.query(
             metric,
             horizon,
-            "`" + db + "`.`" + view + "`",
-            db,
+            deltaPath(gold),
+            name -> deltaPath(tables.monitoring(name)),
             goldColumns,
-            hasLog,
-            hasProgress,
-            hasCdf);
-    return spark
-        .sql(
-            "WITH s AS ("
-                + query
-                + "), latest AS (SELECT max(window_end) AS e FROM s WHERE closed) "
-                + "SELECT count_if(status = 'provisional'), count_if(status = 'settled'), "
-                + "count_if(status = 'restated'), "
-                + "min(CASE WHEN window_end = latest.e THEN completeness END) "
-                + "FROM s CROSS JOIN latest")
-        .toDF();
+            DeltaTables.exists(spark, tables.monitoring("corrections_log")),
+            DeltaTables.exists(spark, tables.streamProgress()),
+            DeltaTables.exists(spark, tables.monitoring("lateness_cdf")));
+    return spark.sql(
+        "WITH s AS ("
+            + query
+            + "), latest AS (SELECT max(window_end) AS e FROM s WHERE closed) "
+            + "SELECT count_if(status = 'provisional'), count_if(status = 'settled'), "
+            + "count_if(status = 'restated'), "
+            + "min(CASE WHEN window_end = latest.e THEN completeness END) "
+            + "FROM s CROSS JOIN latest");
   }
 
-  /**
-   * @return true when the Delta table at {@code path} exists (then registered as a global temporary
-   *     view {@code name})
-   */
-  private boolean globalView(String path, String name) {
-    if (!DeltaTables.exists(spark, path)) {
-      return false;
-    }
-    spark.read().format("delta").load(path).createOrReplaceGlobalTempView(name);
-    return true;
+  /** A Delta table by path in SQL: {@code delta.`<path>`}. */
+  private static String deltaPath(String path) {
+    return "delta.`" + path.replace("`", "``") + "`";
   }
 
   private double closedWindowsToCorrect(MetricSpec metric, Optional<Instant> watermark) {
@@ -306,11 +310,22 @@ final class GoldFigures implements AutoCloseable {
     }
   }
 
+  /** Stops the reads (waits up to 10 s for one under way); {@link #start} does nothing after. */
   @Override
-  public synchronized void close() {
-    if (timer != null) {
-      timer.shutdownNow();
+  public void close() {
+    ScheduledExecutorService t;
+    synchronized (this) {
+      closed = true;
+      t = timer;
       timer = null;
+    }
+    if (t != null) {
+      t.shutdownNow();
+      try {
+        t.awaitTermination(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

@@ -47,8 +47,14 @@ import org.slf4j.LoggerFactory;
  *       process has seen minus this query's watermark: how far behind the arrivals the watermark
  *       is; NaN until both are known), {@code latest_enqueued_seconds} (the largest enqueued time
  *       this appending query has written: for a bronze query of one source, its last arrival; NaN
- *       for gold).
+ *       for gold), {@code input_ingested_until_seconds} (the largest bronze {@code ingested_at} the
+ *       last micro-batch with input read, silver and gold; NaN before).
  * </ul>
+ *
+ * <p>Per metric whose gold query runs in the process, installed with a {@link Plan}: {@code
+ * gold.<metric>.rows_provisional}, {@code .rows_settled}, {@code .rows_restated}, {@code
+ * .closed_windows_to_correct}, {@code .latest_closed_completeness_ratio} and {@code
+ * .read_timestamp_seconds}, read by {@link GoldFigures} in the background.
  *
  * <p>And {@code arrivals.latest_enqueued_seconds}: the largest enqueued time of the process. The
  * appending streams (bronze, silver) observe it per micro-batch ({@link #observeArrivals}: one
@@ -148,31 +154,66 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
   }
 
   /**
+   * What {@link #install(SparkSession, Plan)} registers, read from the config before Spark starts.
+   *
+   * @param sources {@code lake.sources}
+   * @param goldQueries the configured metrics by gold query name ({@code gold_<metric>}); empty
+   *     without {@code lake.gold.metrics}
+   * @param tables the lake's tables
+   * @param horizon {@code lake.correction.horizon} (unused without metrics)
+   * @param interval {@code lake.metrics.gold-interval}
+   */
+  public record Plan(
+      List<String> sources,
+      Map<String, io.latelake.core.metric.MetricSpec> goldQueries,
+      io.latelake.core.table.TableRegistry tables,
+      java.time.Duration horizon,
+      java.time.Duration interval) {
+    /**
+     * @throws io.latelake.core.config.LakeConfigException (exit 2) for a bad {@code lake.sources}
+     *     (also two sources with one metric name), {@code lake.metrics.gold-interval}, and, when
+     *     metrics are configured, a bad metric definition or {@code lake.correction.horizon}
+     */
+    public static Plan fromConfig(Config config) {
+      List<String> sources = io.latelake.core.streaming.SourceInputs.fromConfig(config);
+      checkNames(sources);
+      java.time.Duration interval =
+          Settings.of(config).sub("lake.metrics").positiveDuration("gold-interval");
+      Map<String, io.latelake.core.metric.MetricSpec> gold = new java.util.HashMap<>();
+      java.time.Duration horizon = java.time.Duration.ZERO;
+      if (config.hasPath("lake.gold.metrics") && !config.getObject("lake.gold.metrics").isEmpty()) {
+        for (io.latelake.core.metric.MetricSpec m :
+            io.latelake.core.metric.Metrics.fromConfig(config)) {
+          gold.put(m.queryName(), m);
+        }
+        horizon = io.latelake.core.config.SharedSettings.correctionHorizon(config);
+      }
+      return new Plan(
+          List.copyOf(sources),
+          Map.copyOf(gold),
+          io.latelake.core.table.TableRegistry.fromConfig(config),
+          horizon,
+          interval);
+    }
+  }
+
+  /**
    * As {@link #install(SparkSession, List)} for the sources listed in {@code lake.sources}, with
    * each metric's gold figures ({@link GoldFigures}: rows by status, closed windows still to
-   * correct, completeness of the latest closed window) read every {@code
-   * lake.metrics.gold-interval} once the metric's gold query runs in this process.
+   * correct, completeness of the latest closed window) read once the metric's gold query runs in
+   * this process, {@code lake.metrics.gold-interval} after the previous read.
    *
-   * @param config the effective config
+   * @param plan from the effective config ({@link Plan#fromConfig})
    * @return the installed source
-   * @throws io.latelake.core.config.LakeConfigException (exit 2) for a bad {@code lake.sources},
-   *     {@code lake.metrics.gold-interval}, metric definition or {@code lake.correction.horizon}
    */
-  public static StreamMetrics install(SparkSession spark, Config config) {
-    java.time.Duration interval =
-        Settings.of(config).sub("lake.metrics").positiveDuration("gold-interval");
-    java.util.Map<String, io.latelake.core.metric.MetricSpec> gold = new java.util.HashMap<>();
-    for (io.latelake.core.metric.MetricSpec m :
-        io.latelake.core.metric.Metrics.fromConfig(config)) {
-      gold.put(m.queryName(), m);
-    }
-    java.time.Duration horizon = io.latelake.core.config.SharedSettings.correctionHorizon(config);
-    StreamMetrics m = install(spark, io.latelake.core.streaming.SourceInputs.fromConfig(config));
-    m.goldQueries = Map.copyOf(gold);
-    m.gold =
-        new GoldFigures(
-            spark, io.latelake.core.table.TableRegistry.fromConfig(config), horizon, interval);
-    return m;
+  public static StreamMetrics install(SparkSession spark, Plan plan) {
+    return install(
+        spark,
+        plan.sources(),
+        plan.goldQueries(),
+        plan.goldQueries().isEmpty()
+            ? null
+            : new GoldFigures(spark, plan.tables(), plan.horizon(), plan.interval()));
   }
 
   /**
@@ -183,17 +224,18 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
    * @return the installed source
    */
   public static StreamMetrics install(SparkSession spark, List<String> sources) {
-    StreamMetrics m = new StreamMetrics();
-    m.registry.register("arrivals.latest_enqueued_seconds", (Gauge<Double>) () -> m.latestEnqueued);
-    m.sources = List.copyOf(sources);
+    return install(spark, sources, Map.of(), null);
+  }
+
+  private static void checkNames(List<String> sources) {
     Map<String, String> names = new java.util.HashMap<>();
-    for (String source : m.sources) {
+    for (String source : sources) {
       String name = UNSAFE.matcher(source).replaceAll("_");
       String other = names.putIfAbsent(name, source);
       if (other != null) {
         throw io.latelake.core.config.LakeConfigException.invalid(
             "lake.sources",
-            m.sources,
+            sources,
             "'"
                 + other
                 + "' and '"
@@ -203,7 +245,22 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
                 + "' (characters other than letters, digits and _ become _): rename one source"
                 + " or turn lake.metrics.streams off");
       }
-      String k = "sources." + name + ".";
+    }
+  }
+
+  private static StreamMetrics install(
+      SparkSession spark,
+      List<String> sources,
+      Map<String, io.latelake.core.metric.MetricSpec> goldQueries,
+      GoldFigures gold) {
+    checkNames(sources);
+    StreamMetrics m = new StreamMetrics();
+    m.registry.register("arrivals.latest_enqueued_seconds", (Gauge<Double>) () -> m.latestEnqueued);
+    m.sources = List.copyOf(sources);
+    m.goldQueries = Map.copyOf(goldQueries);
+    m.gold = gold;
+    for (String source : m.sources) {
+      String k = "sources." + UNSAFE.matcher(source).replaceAll("_") + ".";
       m.registry.register(
           k + "latest_enqueued_seconds",
           (Gauge<Double>) () -> m.sourceLatest.getOrDefault(source, Double.NaN));
@@ -370,6 +427,7 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
     registry.register(
         k + "latest_closed_completeness_ratio",
         (Gauge<Double>) () -> gold.of(name).latestClosedCompleteness());
+    registry.register(k + "read_timestamp_seconds", (Gauge<Double>) () -> gold.readAt(name));
     gold.start(metric);
   }
 
