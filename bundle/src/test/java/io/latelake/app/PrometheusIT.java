@@ -257,6 +257,11 @@ class PrometheusIT extends SparkTestBase {
                 prometheus,
                 "latelake_stream_" + figure + "_total{query=\"" + query + "\"}",
                 recorded);
+            LOG.info(
+                "Prometheus: latelake_stream_{}_total{{query=\"{}\"}} = {} = stream_progress",
+                figure,
+                query,
+                recorded);
           }
         }
         assertThat(prometheus.value("latelake_stream_input_rows_total{query=\"bronze_ooo_umts\"}"))

@@ -414,8 +414,13 @@ public final class WatermarkReplay {
       List<long[]> late,
       List<long[]> evict) {
     int n = delays.size();
-    long[][] lateBy = late.toArray(long[][]::new);
-    long[][] evictBy = evict.toArray(long[][]::new);
+    // per delay and micro-batch: sent to each executor once, not with every task
+    org.apache.spark.api.java.JavaSparkContext jsc =
+        org.apache.spark.api.java.JavaSparkContext.fromSparkContext(spark.sparkContext());
+    org.apache.spark.broadcast.Broadcast<long[][]> lateB =
+        jsc.broadcast(late.toArray(long[][]::new));
+    org.apache.spark.broadcast.Broadcast<long[][]> evictB =
+        jsc.broadcast(evict.toArray(long[][]::new));
     long[] delayMicros = delays.stream().mapToLong(d -> d.toMillis() * 1000).toArray();
     int count = steps.hasRows.length;
     List<Row> stepRows = new ArrayList<>();
@@ -424,18 +429,13 @@ public final class WatermarkReplay {
         new StructType().add("_ingested", DataTypes.LongType).add("_step", DataTypes.IntegerType);
     org.apache.spark.sql.api.java.UDF3<Integer, Integer, Long, Integer> exit =
         (i, s0, ev) -> {
-          long w = lateBy[i][s0];
+          long w = lateB.value()[i][s0];
           if (w != NONE && ev <= w) {
             return -1; // the first copy is behind the watermark: never in state
           }
-          long expires = ev + delayMicros[i];
-          for (int k = s0; k < count; k++) {
-            long e = evictBy[i][k];
-            if (e != NONE && e >= expires) { // Spark evicts when watermark >= expiry
-              return k;
-            }
-          }
-          return count;
+          // Spark evicts when watermark >= expiry; the watermark never moves back (NONE, the
+          // smallest long, before the first), so the first such micro-batch is a binary search
+          return firstAtLeast(evictB.value()[i], s0, count, ev + delayMicros[i]);
         };
     Column exitStep =
         org.apache
@@ -474,6 +474,8 @@ public final class WatermarkReplay {
               .collectAsList();
     } finally {
       spark.sparkContext().setJobDescription(null);
+      lateB.destroy();
+      evictB.destroy();
     }
     long[][] delta = new long[n][count + 1];
     for (Row r : changes) {
@@ -488,6 +490,25 @@ public final class WatermarkReplay {
       }
     }
     return peak;
+  }
+
+  /**
+   * @param sorted non-decreasing
+   * @return the first index in [from, to) whose value is at least {@code value}; {@code to} when
+   *     none is
+   */
+  static int firstAtLeast(long[] sorted, int from, int to, long value) {
+    int lo = from;
+    int hi = to;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (sorted[mid] >= value) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return lo;
   }
 
   /**

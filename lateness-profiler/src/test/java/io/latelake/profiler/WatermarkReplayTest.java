@@ -76,6 +76,19 @@ class WatermarkReplayTest extends SparkTestBase {
   }
 
   @Test
+  void theEvictingMicroBatchIsFoundByBinarySearch() {
+    long none = Long.MIN_VALUE;
+    long[] evict = {none, none, 10, 10, 20, 35};
+    assertThat(WatermarkReplay.firstAtLeast(evict, 0, 6, 10)).isEqualTo(2);
+    assertThat(WatermarkReplay.firstAtLeast(evict, 3, 6, 10)).isEqualTo(3);
+    assertThat(WatermarkReplay.firstAtLeast(evict, 0, 6, 11)).isEqualTo(4);
+    assertThat(WatermarkReplay.firstAtLeast(evict, 0, 6, 35)).isEqualTo(5);
+    // never evicted within the replay
+    assertThat(WatermarkReplay.firstAtLeast(evict, 0, 6, 36)).isEqualTo(6);
+    assertThat(WatermarkReplay.firstAtLeast(evict, 6, 6, 1)).isEqualTo(6);
+  }
+
+  @Test
   void perArrivalBoundCountsRowsThatTheMicroBatchRuleKeeps() {
     // The bound: the watermark moved after every arrival drops e3 (behind e2 − 10 s), e5 and e6
     // (behind e4 − 10 s).
