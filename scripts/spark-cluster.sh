@@ -27,16 +27,10 @@ STOP_TIMEOUT=30
 MASTER_CLASS=org.apache.spark.deploy.master.Master
 WORKER_CLASS=org.apache.spark.deploy.worker.Worker
 
-# The flags spark-submit passes on Java 17 (kept in step with spark.jvm.opens in pom.xml).
-OPENS=(-XX:+IgnoreUnrecognizedVMOptions --add-modules=jdk.incubator.vector
-  --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED
-  --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED
-  --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED
-  --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED
-  --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-opens=java.base/jdk.internal.ref=ALL-UNNAMED
-  --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/sun.nio.cs=ALL-UNNAMED
-  --add-opens=java.base/sun.security.action=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED
-  -Djdk.reflect.useDirectMethodHandle=false -Dio.netty.tryReflectionSetAccessible=true)
+# The flags spark-submit passes on Java 17: one list, spark.jvm.opens in pom.xml.
+# shellcheck source=lib/jvm-opens.sh
+source "$ROOT/scripts/lib/jvm-opens.sh"
+latelake_jvm_opens
 
 SCRIPT=spark-cluster
 # shellcheck source=lib/common.sh
