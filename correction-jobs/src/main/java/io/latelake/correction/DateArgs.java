@@ -16,10 +16,10 @@ import java.util.regex.Pattern;
 public final class DateArgs {
   private static final Pattern DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
 
-  /** Latest date accepted (keeps predicates and Spark dates in range). */
-  private static final LocalDate MAX = LocalDate.of(9999, 12, 31);
+  /** The days accepted: the same bounds as every day option ({@link DayRange#FIRST_DAY}). */
+  private static final LocalDate MAX = DayRange.LAST_DAY;
 
-  private static final LocalDate MIN = LocalDate.of(1900, 1, 1);
+  private static final LocalDate MIN = DayRange.FIRST_DAY;
 
   private DateArgs() {}
 

@@ -23,6 +23,15 @@ public record DayRange(LocalDate from, LocalDate to) {
   /** Upper bound of days in one parsed range, so a typo such as 1014-01-01 is caught. */
   public static final int MAX_DAYS = 36_600;
 
+  /**
+   * The first day any option accepts (also {@code --from}, {@code --to}, {@code --since} and {@code
+   * --timestamp} of the correction commands): keeps predicates and Spark dates in range.
+   */
+  public static final LocalDate FIRST_DAY = LocalDate.of(1900, 1, 1);
+
+  /** The last day any option accepts. */
+  public static final LocalDate LAST_DAY = LocalDate.of(9999, 12, 31);
+
   private static final Pattern COLUMN = Pattern.compile("[a-z][a-z0-9_]*");
 
   /**
@@ -54,7 +63,8 @@ public record DayRange(LocalDate from, LocalDate to) {
    * @param text the option value
    * @return the range
    * @throws LakeConfigException (exit 2) naming the option and the value when it is not a day or a
-   *     range of days, the range is reversed or longer than {@value #MAX_DAYS} days
+   *     range of days, the range is reversed or longer than {@value #MAX_DAYS} days, or a day is
+   *     outside {@link #FIRST_DAY}..{@link #LAST_DAY}
    */
   public static DayRange parse(String option, String text) {
     String t = text == null ? "" : text.trim();
@@ -95,6 +105,17 @@ public record DayRange(LocalDate from, LocalDate to) {
               + "': more than "
               + MAX_DAYS
               + " days");
+    }
+    if (from.isBefore(FIRST_DAY) || to.isAfter(LAST_DAY)) {
+      throw new LakeConfigException(
+          "Invalid value '"
+              + text
+              + "' for option '"
+              + option
+              + "': days must be between "
+              + FIRST_DAY
+              + " and "
+              + LAST_DAY);
     }
     return new DayRange(from, to);
   }

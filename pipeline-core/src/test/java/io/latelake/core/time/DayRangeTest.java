@@ -39,6 +39,13 @@ class DayRangeTest {
         .hasMessage(
             "Invalid value '1014-01-01..2024-05-14' for option '--days': more than "
                 + "36600 days");
+    // the bounds of every day option (also the correction commands' --from/--to)
+    assertThatThrownBy(() -> DayRange.parse("1899-12-31"))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value '1899-12-31' for option '--days': days must be between 1900-01-01 "
+                + "and 9999-12-31");
+    assertThat(DayRange.parse("1900-01-01").from()).isEqualTo(DayRange.FIRST_DAY);
     assertThatThrownBy(() -> DayRange.parse(null))
         .isInstanceOf(LakeConfigException.class)
         .hasMessage(
