@@ -37,10 +37,10 @@ import org.junit.jupiter.api.io.TempDir;
  * conf/prometheus/prometheus.yml} and its rules, and {@code correct} pushing to a real Pushgateway
  * scraped by the same Prometheus.
  *
- * <p>The phone data's first ten 5-second arrival slices (444 events in six, then 318 in four) are
+ * <p>The phone data's first four 5-second arrival slices (128 events in two, then 156 in two) are
  * landed one file at a time, each read through bronze, silver and gold before the next: one silver
  * micro-batch per file, so what silver drops is fixed by the data. With a 1 ms watermark delay the
- * first six drop 3 rows (silver); the stream is then restarted with a 10 s delay and the next four
+ * first two drop 3 rows (silver); the stream is then restarted with a 10 s delay and the next two
  * drop none.
  *
  * <p>The rules are the shipped ones with their windows shortened for a test of minutes ({@code
@@ -159,7 +159,7 @@ class PrometheusIT extends SparkTestBase {
     root = tmp.resolve("lake");
     List<List<CapturedEvents.Event>> slices =
         ReplayPlan.slices(CapturedEvents.read(DATASET, "arrival_time"), Duration.ofSeconds(5))
-            .subList(0, 10);
+            .subList(0, 4);
     LandingWriter w = new LandingWriter(root.resolve("landing"));
     Path rules = tmp.resolve("rules");
     Files.createDirectories(rules);
@@ -240,12 +240,7 @@ class PrometheusIT extends SparkTestBase {
               }
             });
         assertThat(prometheus.value(DROP_ALERT)).contains(1.0);
-        for (int i = 2; i < 6; i++) {
-          landAndWait(run, w, i, slices.get(i), i + 1);
-        }
         Instant lastSliceRead = Instant.now();
-        assertThat(progress("silver_events", "sum(rows_dropped_by_watermark)", Instant.EPOCH))
-            .isEqualTo(org.apache.spark.sql.RowFactory.create(3L));
 
         // the stream's counters equal what monitoring.stream_progress recorded for this process
         for (String query : List.of("bronze_ooo_umts", "silver_events", "gold_" + METRIC)) {
@@ -258,14 +253,14 @@ class PrometheusIT extends SparkTestBase {
                 "latelake_stream_" + figure + "_total{query=\"" + query + "\"}",
                 recorded);
             LOG.info(
-                "Prometheus: latelake_stream_{}_total{{query=\"{}\"}} = {} = stream_progress",
+                "Prometheus: latelake_stream_{}_total{query=\"{}\"} = {} = stream_progress",
                 figure,
                 query,
                 recorded);
           }
         }
         assertThat(prometheus.value("latelake_stream_input_rows_total{query=\"bronze_ooo_umts\"}"))
-            .contains(444.0);
+            .contains(128.0);
 
         // the gold figures: closed windows touched since correct's first run, still to correct
         String toCorrect = "latelake_gold_closed_windows_to_correct{metric=\"" + METRIC + "\"}";
@@ -362,8 +357,8 @@ class PrometheusIT extends SparkTestBase {
       Instant restart = Instant.now();
       try (StreamProcess run =
           StreamProcess.run(StreamProcess.logFile("PrometheusIT-run-wide"), sets(wide), config)) {
-        for (int i = 6; i < 10; i++) {
-          landAndWait(run, w, i, slices.get(i), i - 5);
+        for (int i = 2; i < 4; i++) {
+          landAndWait(run, w, i, slices.get(i), i - 1);
         }
         assertThat(
                 progress("silver_events", "coalesce(sum(rows_dropped_by_watermark), 0)", restart))
@@ -379,14 +374,14 @@ class PrometheusIT extends SparkTestBase {
               }
             });
         assertThat(prometheus.value(DROP_ALERT)).isEmpty();
-        // this process's counters: the rows it read (318 in bronze)
+        // this process's counters: the rows it read (156 in bronze)
         waitForValue(
             run,
             prometheus,
             "latelake_stream_input_rows_total{query=\"bronze_ooo_umts\"}",
             progress("bronze_ooo_umts", "sum(input_rows)", restart).getLong(0));
         assertThat(progress("bronze_ooo_umts", "sum(input_rows)", restart).getLong(0))
-            .isEqualTo(318L);
+            .isEqualTo(156L);
         // silver's watermark: the latest event time landed minus 10 s (in whole ms), and its lag
         // behind the latest enqueued time
         long maxEventMs = 0;
