@@ -41,6 +41,8 @@ class KafkaPipelineIT extends SparkTestBase {
     broker.createTopic("legacy", 1, false);
     broker.createTopic("gw-a", 1, false);
     broker.createTopic("gw-b", 1, false);
+    broker.createTopic("run-a", 1, false);
+    broker.createTopic("run-b", 1, false);
   }
 
   @AfterAll
@@ -138,60 +140,74 @@ class KafkaPipelineIT extends SparkTestBase {
   }
 
   /**
-   * Two listed topics ({@code lake.sources = [gw-a, gw-b]}, idle after 20 minutes) end to end, in
-   * lock step (each step: bronze, silver, gold, to the end of their input). The records carry their
-   * producer's timestamp (CreateTime topics): the enqueued time is an event's time + 1 s, the
-   * arrival clock of {@code QuietSourceTest}'s timeline. gw-b is quiet from step 3 and returns in
-   * step 5 with a backlog (10:08, 10:25, 10:44, enqueued 10:45:01); the watermark keeps moving
-   * while it is quiet, its 10:08 is dropped behind 10:10:01, and {@code correct} restates it.
+   * The two-topic timeline (after {@code QuietSourceTest}'s): per step, {topic, id, HH:mm}; the
+   * records carry their producer's timestamp (CreateTime topics), an event's time + 1 s: the
+   * arrival clock. Topic "B" is quiet from step 3 and returns in step 5 with a backlog (10:08,
+   * 10:25, 10:44, enqueued 10:45:01).
    */
-  @Test
-  void twoTopicsOneQuietKeepSettlingAndTheReturningBacklogIsRestated() {
-    LakeFixture f =
-        new LakeFixture(
-            tmp.resolve("two-topics"),
-            "lake.bronze.source=kafka",
-            "lake.bronze.kafka.bootstrap-servers=\"" + broker.bootstrapServers() + "\"",
-            "lake.bronze.kafka.topics=[gw-a, gw-b]",
-            "lake.sources=[gw-a, gw-b]",
-            "lake.sources-idle-after=\"20 minutes\"");
-    List<String> watermarks = new ArrayList<>();
-    try (FastPath fast = new FastPath(spark, f.config)) {
-      String[][][] steps = {
-        {{"gw-a", "a1", "10:00"}, {"gw-b", "b1", "10:00"}},
-        {{"gw-a", "a2", "10:05"}, {"gw-b", "b2", "10:05"}},
-        {{"gw-a", "a3", "10:30"}},
-        {{"gw-a", "a4", "10:40"}},
-        {{"gw-a", "a5", "10:45"}}
-      };
-      for (String[][] step : steps) {
-        for (String[] r : step) {
-          broker.produceAt(
-              r[0],
-              Instant.parse("2024-05-14T" + r[2] + ":01Z"),
-              List.of(event(r[1], "2024-05-14T" + r[2] + ":00Z", "", "/" + r[0], 1)));
-        }
-        if (step[0][2].equals("10:45")) {
-          List<String> backlog = new ArrayList<>();
-          for (String[] b : new String[][] {{"b3", "10:08"}, {"b4", "10:25"}, {"b5", "10:44"}}) {
-            backlog.add(event(b[0], "2024-05-14T" + b[1] + ":00Z", "", "/gw-b", 1));
-          }
-          broker.produceAt("gw-b", Instant.parse("2024-05-14T10:45:01Z"), backlog);
-        }
-        fast.step();
-        watermarks.add(
-            LakeFixture.lastWatermark(spark, f.root, "silver_events")
-                + " "
-                + LakeFixture.lastWatermark(spark, f.root, "gold_page_5m"));
-      }
+  private static final String[][][] STEPS = {
+    {{"A", "a1", "10:00"}, {"B", "b1", "10:00"}},
+    {{"A", "a2", "10:05"}, {"B", "b2", "10:05"}},
+    {{"A", "a3", "10:30"}},
+    {{"A", "a4", "10:40"}},
+    {{"A", "a5", "10:45"}}
+  };
+
+  /**
+   * silver's and gold's watermark after each step: B idle after 20 minutes of the arrival clock
+   * holds the query at clock − 20 min − 10 min (10:00:01, 10:10:01); back, its newest event (10:44)
+   * holds it below A's 10:35.
+   */
+  private static final List<String> WATERMARKS =
+      List.of(
+          "2024-05-14T09:50:00Z 2024-05-14T09:50:00Z",
+          "2024-05-14T09:55:00Z 2024-05-14T09:55:00Z",
+          "2024-05-14T10:00:01Z 2024-05-14T10:00:01Z",
+          "2024-05-14T10:10:01Z 2024-05-14T10:10:01Z",
+          "2024-05-14T10:34:00Z 2024-05-14T10:34:00Z");
+
+  private static LakeFixture twoTopicLake(Path root, String a, String b, String... more) {
+    List<String> sets =
+        new ArrayList<>(
+            List.of(
+                "lake.bronze.source=kafka",
+                "lake.bronze.kafka.bootstrap-servers=\"" + broker.bootstrapServers() + "\"",
+                "lake.bronze.kafka.topics=[" + a + ", " + b + "]",
+                "lake.sources=[" + a + ", " + b + "]",
+                "lake.sources-idle-after=\"20 minutes\""));
+    sets.addAll(List.of(more));
+    return new LakeFixture(root, sets.toArray(String[]::new));
+  }
+
+  private static void produceStep(int step, String a, String b) {
+    for (String[] r : STEPS[step]) {
+      String topic = r[0].equals("A") ? a : b;
+      broker.produceAt(
+          topic,
+          Instant.parse("2024-05-14T" + r[2] + ":01Z"),
+          List.of(event(r[1], "2024-05-14T" + r[2] + ":00Z", "", "/" + topic, 1)));
     }
-    assertThat(watermarks)
-        .containsExactly(
-            "2024-05-14T09:50:00Z 2024-05-14T09:50:00Z",
-            "2024-05-14T09:55:00Z 2024-05-14T09:55:00Z",
-            "2024-05-14T10:00:01Z 2024-05-14T10:00:01Z",
-            "2024-05-14T10:10:01Z 2024-05-14T10:10:01Z",
-            "2024-05-14T10:34:00Z 2024-05-14T10:34:00Z");
+    if (step == STEPS.length - 1) {
+      List<String> backlog = new ArrayList<>();
+      for (String[] r : new String[][] {{"b3", "10:08"}, {"b4", "10:25"}, {"b5", "10:44"}}) {
+        backlog.add(event(r[0], "2024-05-14T" + r[1] + ":00Z", "", "/" + b, 1));
+      }
+      broker.produceAt(b, Instant.parse("2024-05-14T10:45:01Z"), backlog);
+    }
+  }
+
+  private String watermarks(LakeFixture f) {
+    return LakeFixture.lastWatermark(spark, f.root, "silver_events")
+        + " "
+        + LakeFixture.lastWatermark(spark, f.root, "gold_page_5m");
+  }
+
+  /**
+   * After the timeline: each topic's 5 records in bronze once; silver without b3, the one row
+   * dropped behind the watermark; {@code correct} restates its window, and gold then equals the
+   * recompute from bronze in every window.
+   */
+  private void checkTheReturningBacklogIsRestated(LakeFixture f, String a, String b) {
     String bronze = f.root + "/bronze/events";
     assertThat(
             spark
@@ -204,12 +220,21 @@ class KafkaPipelineIT extends SparkTestBase {
                 .selectExpr("concat(source, ' ', count)")
                 .as(Encoders.STRING())
                 .collectAsList())
-        .containsExactly("gw-a 5", "gw-b 5");
-    // b3 was dropped by silver (the only row missing), then correct restates its window
+        .containsExactly(a + " 5", b + " 5");
     assertThat(LakeFixture.ids(spark, f.root + "/silver/events"))
         .containsExactly("a1", "a2", "a3", "a4", "a5", "b1", "b2", "b4", "b5");
+    assertThat(
+            spark
+                .read()
+                .format("delta")
+                .load(f.root + "/monitoring/stream_progress")
+                .filter("query_name = 'silver_events'")
+                .selectExpr("coalesce(sum(rows_dropped_by_watermark), 0)")
+                .first()
+                .getLong(0))
+        .isEqualTo(1L);
     assertThat(LakeFixture.goldRows(spark, f.root + "/gold/page_5m"))
-        .contains("/gw-b 2024-05-14T10:05:00Z 1 1");
+        .contains("/" + b + " 2024-05-14T10:05:00Z 1 1");
     CorrectionConfig cc = CorrectionConfig.fromConfig(f.config);
     CorrectResult corrected =
         new CorrectJob(
@@ -232,7 +257,77 @@ class KafkaPipelineIT extends SparkTestBase {
     }
     recomputed.sort(null);
     assertThat(LakeFixture.goldRows(spark, f.root + "/gold/page_5m"))
-        .contains("/gw-b 2024-05-14T10:05:00Z 2 2")
+        .contains("/" + b + " 2024-05-14T10:05:00Z 2 2")
         .isEqualTo(recomputed);
+  }
+
+  /**
+   * Two listed topics ({@code lake.sources = [gw-a, gw-b]}, idle after 20 minutes) end to end, in
+   * lock step (each step: bronze, silver, gold, to the end of their input): the watermark keeps
+   * moving while gw-b is quiet, its 10:08 is dropped behind 10:10:01, and {@code correct} restates
+   * it.
+   */
+  @Test
+  void twoTopicsOneQuietKeepSettlingAndTheReturningBacklogIsRestated() {
+    LakeFixture f = twoTopicLake(tmp.resolve("two-topics"), "gw-a", "gw-b");
+    List<String> watermarks = new ArrayList<>();
+    try (FastPath fast = new FastPath(spark, f.config)) {
+      for (int i = 0; i < STEPS.length; i++) {
+        produceStep(i, "gw-a", "gw-b");
+        fast.step();
+        watermarks.add(watermarks(f));
+      }
+    }
+    assertThat(watermarks).isEqualTo(WATERMARKS);
+    checkTheReturningBacklogIsRestated(f, "gw-a", "gw-b");
+  }
+
+  /**
+   * The same timeline through {@code latelake run} (one process, processing-time micro-batches
+   * every second, its own JVM): each step is produced once the streams reached the previous step's
+   * watermarks. While run-b is quiet the windows up to 10:10 close (4 gold rows); when it returns,
+   * its 10:08 is dropped and {@code correct} restates it.
+   */
+  @Test
+  void runWithTwoTopicsKeepsSettlingWhileOneIsQuiet() throws Exception {
+    LakeFixture f =
+        twoTopicLake(
+            tmp.resolve("run-two-topics"),
+            "run-a",
+            "run-b",
+            "lake.bronze.trigger-interval=\"1 second\"",
+            "lake.silver.trigger-interval=\"1 second\"",
+            "lake.gold.trigger-interval=\"1 second\"");
+    long closedWhileQuiet = -1;
+    try (StreamProcess run =
+        StreamProcess.run(StreamProcess.logFile("KafkaPipelineIT-run-two-topics"), f.sets)) {
+      for (int i = 0; i < STEPS.length; i++) {
+        produceStep(i, "run-a", "run-b");
+        String expected = WATERMARKS.get(i);
+        run.waitFor(
+            "silver's and gold's watermarks " + expected,
+            java.time.Duration.ofMinutes(3),
+            () -> {
+              try {
+                return watermarks(f).equals(expected);
+              } catch (Exception e) {
+                return false;
+              }
+            });
+        if (i == 3) {
+          closedWhileQuiet =
+              spark
+                  .read()
+                  .format("delta")
+                  .load(f.root + "/gold/page_5m")
+                  .filter("window_end <= timestamp'2024-05-14 10:10:01'")
+                  .count();
+        }
+      }
+      assertThat(run.terminate()).isEqualTo(143);
+    }
+    // /run-a and /run-b at 10:00 and 10:05, closed while run-b sent nothing
+    assertThat(closedWhileQuiet).isEqualTo(4);
+    checkTheReturningBacklogIsRestated(f, "run-a", "run-b");
   }
 }
