@@ -30,6 +30,13 @@ class LatenessCdfTest {
     // a 10 s window seen at its end: midpoints (k + 0.5) / 32 * 10 s, all below 10 s → mean of
     // 0.25 * a / 10 over them = 0.25 * 0.5 = 0.125
     assertThat(cdf.windowCompleteness(0, 10)).isEqualTo(0.125);
+    // quantiles 0% 0 s, 50% 60 s, 100% 600 s; a 300 s window seen at its end: events (k + 0.5)
+    // / 32 * 300 s old, F = a / 120 below 60 s and 0.5 + 0.5 (a - 60) / 540 above; the mean over
+    // the 32 midpoints is 0.5390625
+    assertThat(
+            new LatenessCdf(new double[] {0, 0.5, 1.0}, new double[] {0, 60, 600})
+                .windowCompleteness(0, 300))
+        .isCloseTo(0.5390625, org.assertj.core.data.Offset.offset(1e-12));
     assertThat(cdf.delayFor(0.75)).isEqualTo(60.0);
     assertThat(cdf.delayFor(0.6)).isEqualTo(60.0);
   }
