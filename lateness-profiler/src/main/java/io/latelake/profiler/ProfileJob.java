@@ -126,18 +126,13 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
    * day in the range.
    *
    * @param dedupHorizon the id horizon ({@code lake.correction.dedup-horizon})
-   * @throws LatelakeException (exit 2) when there is no bronze table
+   * @throws io.latelake.core.table.MissingTableException (exit 2) when there is no bronze table
    */
   public static Dataset<Row> readArrivals(
       SparkSession spark, TableRegistry tables, DayRange range, Duration dedupHorizon) {
     String path = tables.bronzeEvents();
-    if (!DeltaTables.exists(spark, path)) {
-      throw new LatelakeException(
-          "Cannot profile lateness: no bronze table at '"
-              + path
-              + "' (lake.root); run bronze first",
-          ExitCode.USAGE);
-    }
+    io.latelake.core.table.MissingTableException.require(
+        spark, "profile lateness", "bronze_events", path, "run `latelake bronze` first");
     long horizonDays = (dedupHorizon.toSeconds() + 86_399) / 86_400;
     Dataset<Row> bronze = readBronze(spark, tables, range.from().minusDays(horizonDays));
     return LatenessStats.arrivals(bronze)
@@ -205,7 +200,7 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
    * The measured events of the range with their lateness: {@link #readArrivals} that are first
    * arrivals on a broker clock ({@link LatenessStats#measured}).
    *
-   * @throws LatelakeException (exit 2) when there is no bronze table
+   * @throws io.latelake.core.table.MissingTableException (exit 2) when there is no bronze table
    */
   public static Dataset<Row> readLateness(
       SparkSession spark, TableRegistry tables, DayRange range, Duration dedupHorizon) {
@@ -219,7 +214,7 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
    * is the only other read.
    *
    * @return what was written
-   * @throws LatelakeException (exit 2) when bronze is missing
+   * @throws io.latelake.core.table.MissingTableException (exit 2) when bronze is missing
    */
   public Result run() {
     long started = System.nanoTime();

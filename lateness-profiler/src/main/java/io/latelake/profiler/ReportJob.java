@@ -91,7 +91,8 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
 
   /**
    * @return the report written
-   * @throws LatelakeException (exit 2) when {@code monitoring.lateness_stats} does not exist
+   * @throws io.latelake.core.table.MissingTableException (exit 2) when {@code
+   *     monitoring.lateness_stats} does not exist
    * @throws UncheckedIOException when the report folder cannot be written
    */
   public Result run() {
@@ -99,13 +100,12 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
       System.setProperty("java.awt.headless", "true");
     }
     String statsPath = registry.monitoring("lateness_stats");
-    if (!DeltaTables.exists(spark, statsPath)) {
-      throw new LatelakeException(
-          "Cannot write the lateness report: no table at '"
-              + statsPath
-              + "'; run `latelake profile` first",
-          ExitCode.USAGE);
-    }
+    io.latelake.core.table.MissingTableException.require(
+        spark,
+        "write the lateness report",
+        "monitoring.lateness_stats",
+        statsPath,
+        "run `latelake profile` first");
     List<Row> stats =
         spark
             .read()

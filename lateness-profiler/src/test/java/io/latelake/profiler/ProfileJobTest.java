@@ -162,11 +162,11 @@ class ProfileJobTest extends SparkTestBase {
                         io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
                         new ProfilerJob.Options(Fixtures.profiler(), DayRange.parse("2024-05-14")))
                     .run())
-        .isInstanceOf(LatelakeException.class)
+        .isInstanceOf(io.latelake.core.table.MissingTableException.class)
         .hasMessage(
-            "Cannot profile lateness: no bronze table at '"
+            "Cannot profile lateness: table bronze_events does not exist at "
                 + dir
-                + "/bronze/events' (lake.root); run bronze first")
+                + "/bronze/events (lake.root); run `latelake bronze` first")
         .satisfies(e -> assertThat(((LatelakeException) e).exitCode()).isEqualTo(ExitCode.USAGE));
   }
 

@@ -147,9 +147,10 @@ class ProfileMainTest {
         .isEqualTo(2);
     assertThat(err())
         .contains(
-            "latelake: Cannot write the lateness report: no table at '"
+            "latelake: Cannot write the lateness report: table monitoring.lateness_stats does not"
+                + " exist at "
                 + dir
-                + "/monitoring/lateness_stats'; run `latelake profile` first");
+                + "/monitoring/lateness_stats (lake.root); run `latelake profile` first");
     assertThat(Launcher.execute(new ReportMain(), "--days", "yesterday")).isEqualTo(2);
     assertThat(err()).contains("latelake: Invalid value 'yesterday' for option '--days'");
   }

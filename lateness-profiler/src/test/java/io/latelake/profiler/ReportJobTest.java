@@ -112,11 +112,11 @@ class ReportJobTest extends SparkTestBase {
                         io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
                         new ProfilerJob.Options(cfg, range))
                     .run())
-        .isInstanceOf(LatelakeException.class)
+        .isInstanceOf(io.latelake.core.table.MissingTableException.class)
         .hasMessage(
-            "Cannot write the lateness report: no table at '"
+            "Cannot write the lateness report: table monitoring.lateness_stats does not exist at "
                 + dir
-                + "/monitoring/lateness_stats'; run `latelake profile` first");
+                + "/monitoring/lateness_stats (lake.root); run `latelake profile` first");
 
     new ProfileJob(
             io.latelake.core.job.JobContext.start(spark, tables, CLOCK),

@@ -19,21 +19,12 @@ public final class LakeReads {
 
   /**
    * @param what the table's name for the message, e.g. {@code bronze_events}
-   * @throws LakeConfigException (exit 2) when no Delta table exists at {@code path}
+   * @throws io.latelake.core.table.MissingTableException (exit 2) when no Delta table exists at
+   *     {@code path}
    */
   public static void requireTable(
       SparkSession spark, String job, String what, String path, String hint) {
-    if (!DeltaTables.exists(spark, path)) {
-      throw new LakeConfigException(
-          "Cannot run "
-              + job
-              + ": table "
-              + what
-              + " does not exist at "
-              + path
-              + " (lake.root); "
-              + hint);
-    }
+    io.latelake.core.table.MissingTableException.require(spark, "run " + job, what, path, hint);
   }
 
   /**

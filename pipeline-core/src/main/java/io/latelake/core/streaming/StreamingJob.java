@@ -178,18 +178,8 @@ public abstract class StreamingJob<C> {
   protected final Supplier<Dataset<Row>> lakeTable(String name, String path, String producer) {
     return () -> {
       SparkSession spark = context.spark();
-      if (!DeltaTables.exists(spark, path)) {
-        throw new LakeConfigException(
-            "Cannot start "
-                + layer
-                + " stream: table "
-                + name
-                + " does not exist at "
-                + path
-                + " (lake.root); run `latelake "
-                + producer
-                + "` first");
-      }
+      io.latelake.core.table.MissingTableException.require(
+          spark, "start " + layer + " stream", name, path, "run `latelake " + producer + "` first");
       return spark.readStream().format("delta").load(path);
     };
   }

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code docs/configuration-reference.md} is generated from {@code conf/application.conf}, the one
  * file that declares every {@code lake.*} key with its default and its comment: this test fails
- * when the two differ (or a key has no comment, its own or its group's), and rewrites the file
- * when run with {@code -Dlatelake.write-config-reference=true}:
+ * when the two differ (or a key has no comment, its own or its group's), and rewrites the file when
+ * run with {@code -Dlatelake.write-config-reference=true}:
  *
  * <pre>
  * mvn -q -pl pipeline-core test -Dtest=ConfigReferenceTest -Dlatelake.write-config-reference=true
@@ -48,13 +48,13 @@ class ConfigReferenceTest {
   }
 
   private static void walk(String path, ConfigValue v, String groupDoc, List<Key> out) {
-    String own = String.join(" ", v.origin().comments().stream().map(String::trim).toList());
+    String own = String.join(" ", v.origin().comments()).replaceAll("\\s+", " ").trim();
     if (v instanceof ConfigObject o && !o.isEmpty()) {
-      String doc = own.isEmpty() ? groupDoc : own;
+      // a group's comment documents its keys that have none of their own (one level)
       Map<String, ConfigValue> sorted = new TreeMap<>(o);
       for (Map.Entry<String, ConfigValue> e : sorted.entrySet()) {
         String key = e.getKey().matches("[A-Za-z0-9_-]+") ? e.getKey() : "\"" + e.getKey() + "\"";
-        walk(path + "." + key, e.getValue(), own.isEmpty() ? "" : doc, out);
+        walk(path + "." + key, e.getValue(), own, out);
       }
       return;
     }
@@ -81,11 +81,12 @@ class ConfigReferenceTest {
     md.append("# Configuration reference\n\n")
         .append("Every `lake.*` key with its default and what it does, generated from\n")
         .append("`conf/application.conf` (the one place a key is declared; shipped inside the\n")
-        .append("jar) by `ConfigReferenceTest`, which fails the build when this page and the file\n")
+        .append(
+            "jar) by `ConfigReferenceTest`, which fails the build when this page and the file\n")
         .append("differ. How settings are layered, secrets, the event schema and metrics:\n")
         .append("[configuration.md](configuration.md). A key without a comment of its own shows\n")
-        .append("its group's comment. `${?VAR}` defaults are overridden by that environment\n")
-        .append("variable when it is set.\n\n")
+        .append("its group's comment. Defaults that an environment variable overrides\n")
+        .append("(`${?VAR}` in the file): see configuration.md.\n\n")
         .append("| key | kind | default | description |\n")
         .append("| --- | --- | --- | --- |\n");
     for (Key k : keys(conf)) {
@@ -96,14 +97,26 @@ class ConfigReferenceTest {
           .append(" | `")
           .append(k.value().replace("|", "\\|"))
           .append("` | ")
-          .append(k.doc().replace("|", "\\|").replace("<", "&lt;"))
+          .append(markdownText(k.doc()))
           .append(" |\n");
     }
     return md.toString();
   }
 
+  /** {@code text} for a table cell: {@code |} escaped, {@code <} escaped outside code spans. */
+  private static String markdownText(String text) {
+    String[] parts = text.replace("|", "\\|").split("`", -1);
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < parts.length; i++) {
+      out.append(i > 0 ? "`" : "").append(i % 2 == 0 ? parts[i].replace("<", "&lt;") : parts[i]);
+    }
+    return out.toString();
+  }
+
   private static Config applicationConf() {
-    return ConfigFactory.parseResources("application.conf")
+    return ConfigFactory.parseFile(
+            REPO.resolve("conf/application.conf").toFile(),
+            com.typesafe.config.ConfigParseOptions.defaults().setAllowMissing(false))
         .resolve(
             ConfigResolveOptions.defaults()
                 .setUseSystemEnvironment(false)

@@ -58,7 +58,7 @@ class StreamingJobTest extends SparkTestBase {
     CopyJob job = new CopyJob(JobContext.start(spark, new TableRegistry(root)));
 
     assertThatThrownBy(job::starts)
-        .isInstanceOf(LakeConfigException.class)
+        .isInstanceOf(io.latelake.core.table.MissingTableException.class)
         .hasMessage(
             "Cannot start copy stream: table input_values does not exist at "
                 + root
