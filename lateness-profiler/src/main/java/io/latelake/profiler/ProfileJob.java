@@ -4,7 +4,6 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
 import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import io.latelake.core.event.BronzeRows;
 import io.latelake.core.job.ActionResult;
 import io.latelake.core.job.JobContext;

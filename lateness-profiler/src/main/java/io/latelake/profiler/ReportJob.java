@@ -7,8 +7,6 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.log10;
 import static org.apache.spark.sql.functions.when;
 
-import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import io.latelake.core.job.ActionResult;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.table.DeltaTables;

@@ -3,7 +3,6 @@ package io.latelake.profiler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.latelake.core.LatelakeException;
 import io.latelake.core.streaming.StreamProgressTable;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;

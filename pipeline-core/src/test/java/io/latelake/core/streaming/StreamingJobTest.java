@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latelake.core.LatelakeException;
-import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
