@@ -111,12 +111,12 @@ public final class DemoCommand implements Callable<Integer> {
               .max(java.util.Comparator.naturalOrder())
               .orElse(java.time.Instant.EPOCH));
       // analyst: tables and status views by name, and what to type next.
-      spark.stop();
+      io.latelake.core.spark.SparkSessions.stop(spark);
       io.latelake.analyst.DemoCatalog.registerAndSuggest(out, config, options.configFile());
       return ExitCode.OK.code();
     } finally {
       fast.close();
-      spark.stop();
+      io.latelake.core.spark.SparkSessions.stop(spark);
     }
   }
 

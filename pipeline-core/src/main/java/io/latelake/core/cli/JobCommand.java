@@ -132,7 +132,7 @@ public abstract class JobCommand<T> implements Callable<Integer> {
       // On SIGTERM Spark's own shutdown hook stops the session, after the streams' graceful stop
       // (see StreamRunner); stopping it here as well could cut that stop short.
       if (!org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress()) {
-        spark.stop();
+        SparkSessions.stop(spark);
       }
     }
   }

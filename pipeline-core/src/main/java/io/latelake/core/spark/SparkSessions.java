@@ -121,4 +121,19 @@ public final class SparkSessions {
     }
     return spark;
   }
+
+  /**
+   * Stops {@code spark}, first closing the state stores its streams left loaded in this JVM when
+   * none of its streams is still active. Spark's state store maintenance thread otherwise keeps
+   * running past the stop and, on its next tick, logs a WARN with a stack trace per store because
+   * the driver's state store coordinator is gone (local mode, where the stores live in the driver's
+   * JVM; executors on a cluster end with their own JVMs).
+   */
+  public static void stop(SparkSession spark) {
+    if (spark.streams().active().length == 0) {
+      // Spark's own shutdown of its state stores (internal API, public in the bytecode)
+      org.apache.spark.sql.execution.streaming.state.StateStore$.MODULE$.stop();
+    }
+    spark.stop();
+  }
 }
