@@ -84,9 +84,9 @@ public abstract class JobCommand<T> implements Callable<Integer> {
     T prepared = prepare(config);
     Optional<Pushgateway> push = Pushgateway.fromConfig(config);
     pushing = push.isPresent();
-    Optional<StreamMetrics.Plan> metricsPlan =
+    Optional<io.latelake.core.metrics.StreamMetricsPlan> metricsPlan =
         StreamMetrics.enabled(config)
-            ? Optional.of(StreamMetrics.Plan.fromConfig(config))
+            ? Optional.of(io.latelake.core.metrics.StreamMetricsPlan.fromConfig(config))
             : Optional.empty();
     CatalogConfig catalog = CatalogConfig.fromConfig(config);
     ConfigLoader.logEffective(config);

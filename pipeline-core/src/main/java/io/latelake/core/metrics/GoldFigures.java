@@ -124,6 +124,31 @@ final class GoldFigures implements AutoCloseable {
     return readAt.getOrDefault(metric, Double.NaN);
   }
 
+  /**
+   * Registers the metric's gauges ({@code <prefix>rows_provisional}, {@code rows_settled}, {@code
+   * rows_restated}, {@code closed_windows_to_correct}, {@code latest_closed_completeness_ratio},
+   * {@code read_timestamp_seconds}) and starts reading its figures.
+   */
+  void register(com.codahale.metrics.MetricRegistry registry, String prefix, MetricSpec metric) {
+    String name = metric.name();
+    registry.register(
+        prefix + "rows_provisional",
+        (com.codahale.metrics.Gauge<Double>) () -> of(name).provisional());
+    registry.register(
+        prefix + "rows_settled", (com.codahale.metrics.Gauge<Double>) () -> of(name).settled());
+    registry.register(
+        prefix + "rows_restated", (com.codahale.metrics.Gauge<Double>) () -> of(name).restated());
+    registry.register(
+        prefix + "closed_windows_to_correct",
+        (com.codahale.metrics.Gauge<Double>) () -> of(name).closedWindowsToCorrect());
+    registry.register(
+        prefix + "latest_closed_completeness_ratio",
+        (com.codahale.metrics.Gauge<Double>) () -> of(name).latestClosedCompleteness());
+    registry.register(
+        prefix + "read_timestamp_seconds", (com.codahale.metrics.Gauge<Double>) () -> readAt(name));
+    start(metric);
+  }
+
   /** Starts reading {@code metric}'s figures (the thread on the first call; none once closed). */
   synchronized void start(MetricSpec metric) {
     if (closed || !running.add(metric)) {

@@ -51,8 +51,8 @@ import org.slf4j.LoggerFactory;
  *       last micro-batch with input read, silver and gold; NaN before).
  * </ul>
  *
- * <p>Per metric whose gold query runs in the process, installed with a {@link Plan}: {@code
- * gold.<metric>.rows_provisional}, {@code .rows_settled}, {@code .rows_restated}, {@code
+ * <p>Per metric whose gold query runs in the process, installed with a {@link StreamMetricsPlan}:
+ * {@code gold.<metric>.rows_provisional}, {@code .rows_settled}, {@code .rows_restated}, {@code
  * .closed_windows_to_correct}, {@code .latest_closed_completeness_ratio} and {@code
  * .read_timestamp_seconds}, read by {@link GoldFigures} in the background.
  *
@@ -154,59 +154,15 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
   }
 
   /**
-   * What {@link #install(SparkSession, Plan)} registers, read from the config before Spark starts.
-   *
-   * @param sources {@code lake.sources}
-   * @param goldQueries the configured metrics by gold query name ({@code gold_<metric>}); empty
-   *     without {@code lake.gold.metrics}
-   * @param tables the lake's tables
-   * @param horizon {@code lake.correction.horizon} (unused without metrics)
-   * @param interval {@code lake.metrics.gold-interval}
-   */
-  public record Plan(
-      List<String> sources,
-      Map<String, io.latelake.core.metric.MetricSpec> goldQueries,
-      io.latelake.core.table.TableRegistry tables,
-      java.time.Duration horizon,
-      java.time.Duration interval) {
-    /**
-     * @throws io.latelake.core.config.LakeConfigException (exit 2) for a bad {@code lake.sources}
-     *     (also two sources with one metric name), {@code lake.metrics.gold-interval}, and, when
-     *     metrics are configured, a bad metric definition or {@code lake.correction.horizon}
-     */
-    public static Plan fromConfig(Config config) {
-      List<String> sources = io.latelake.core.streaming.SourceInputs.fromConfig(config);
-      checkNames(sources);
-      java.time.Duration interval =
-          Settings.of(config).sub("lake.metrics").positiveDuration("gold-interval");
-      Map<String, io.latelake.core.metric.MetricSpec> gold = new java.util.HashMap<>();
-      java.time.Duration horizon = java.time.Duration.ZERO;
-      if (config.hasPath("lake.gold.metrics") && !config.getObject("lake.gold.metrics").isEmpty()) {
-        for (io.latelake.core.metric.MetricSpec m :
-            io.latelake.core.metric.Metrics.fromConfig(config)) {
-          gold.put(m.queryName(), m);
-        }
-        horizon = io.latelake.core.config.SharedSettings.correctionHorizon(config);
-      }
-      return new Plan(
-          List.copyOf(sources),
-          Map.copyOf(gold),
-          io.latelake.core.table.TableRegistry.fromConfig(config),
-          horizon,
-          interval);
-    }
-  }
-
-  /**
    * As {@link #install(SparkSession, List)} for the sources listed in {@code lake.sources}, with
    * each metric's gold figures ({@link GoldFigures}: rows by status, closed windows still to
    * correct, completeness of the latest closed window) read once the metric's gold query runs in
    * this process, {@code lake.metrics.gold-interval} after the previous read.
    *
-   * @param plan from the effective config ({@link Plan#fromConfig})
+   * @param plan from the effective config ({@link StreamMetricsPlan#fromConfig})
    * @return the installed source
    */
-  public static StreamMetrics install(SparkSession spark, Plan plan) {
+  public static StreamMetrics install(SparkSession spark, StreamMetricsPlan plan) {
     return install(
         spark,
         plan.sources(),
@@ -227,7 +183,7 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
     return install(spark, sources, Map.of(), null);
   }
 
-  private static void checkNames(List<String> sources) {
+  static void checkNames(List<String> sources) {
     Map<String, String> names = new java.util.HashMap<>();
     for (String source : sources) {
       String name = UNSAFE.matcher(source).replaceAll("_");
@@ -416,19 +372,7 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
     if (!goldStarted.add(metric.name())) {
       return;
     }
-    String k = "gold." + UNSAFE.matcher(metric.name()).replaceAll("_") + ".";
-    String name = metric.name();
-    registry.register(k + "rows_provisional", (Gauge<Double>) () -> gold.of(name).provisional());
-    registry.register(k + "rows_settled", (Gauge<Double>) () -> gold.of(name).settled());
-    registry.register(k + "rows_restated", (Gauge<Double>) () -> gold.of(name).restated());
-    registry.register(
-        k + "closed_windows_to_correct",
-        (Gauge<Double>) () -> gold.of(name).closedWindowsToCorrect());
-    registry.register(
-        k + "latest_closed_completeness_ratio",
-        (Gauge<Double>) () -> gold.of(name).latestClosedCompleteness());
-    registry.register(k + "read_timestamp_seconds", (Gauge<Double>) () -> gold.readAt(name));
-    gold.start(metric);
+    gold.register(registry, "gold." + UNSAFE.matcher(metric.name()).replaceAll("_") + ".", metric);
   }
 
   @Override
