@@ -179,7 +179,8 @@ public final class KafkaBroker implements AutoCloseable {
   }
 
   /**
-   * Creates a topic with replication factor 1 and waits until every partition has a leader.
+   * Creates a topic with replication factor 1, kept without a time limit ({@code retention.ms =
+   * -1}), and waits until every partition has a leader.
    *
    * @param name topic name
    * @param partitions number of partitions (at least 1)
@@ -194,7 +195,14 @@ public final class KafkaBroker implements AutoCloseable {
     NewTopic topic =
         new NewTopic(name, partitions, (short) 1)
             .configs(
-                Map.of("message.timestamp.type", logAppendTime ? "LogAppendTime" : "CreateTime"));
+                Map.of(
+                    "message.timestamp.type",
+                    logAppendTime ? "LogAppendTime" : "CreateTime",
+                    // a test's records may carry old producer timestamps (2024 on a CreateTime
+                    // topic): time-based retention would delete them at the broker's next
+                    // retention check, while a test still reads them
+                    "retention.ms",
+                    "-1"));
     await(runtime.admin().createTopics(List.of(topic)).all(), "create topic " + name);
     long deadline = System.nanoTime() + CLIENT_TIMEOUT.toNanos();
     while (true) {
