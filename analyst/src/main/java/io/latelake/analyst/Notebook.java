@@ -1,7 +1,5 @@
 package io.latelake.analyst;
 
-import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,15 +43,14 @@ public record Notebook(String name, List<Cell> cells, Map<String, String> parame
   /**
    * @param name the notebook's name
    * @param source the file's text
-   * @throws LatelakeException (exit 2) when the header is missing or a widget cell holds anything
+   * @throws RefusedSqlException (exit 2) when the header is missing or a widget cell holds anything
    *     but widget declarations
    */
   public static Notebook parse(String name, String source) {
     String[] lines = source.replace("\r\n", "\n").split("\n", -1);
     if (lines.length == 0 || !lines[0].strip().equals(HEADER)) {
-      throw new LatelakeException(
-          "Cannot read notebook " + name + ": the first line must be '" + HEADER + "'",
-          ExitCode.USAGE);
+      throw new RefusedSqlException(
+          "Cannot read notebook " + name + ": the first line must be '" + HEADER + "'");
     }
     List<List<String>> raw = new ArrayList<>();
     raw.add(new ArrayList<>());
@@ -88,13 +85,12 @@ public record Notebook(String name, List<Cell> cells, Map<String, String> parame
         for (String st : Statements.split(text)) {
           Matcher m = WIDGET.matcher(st);
           if (!m.matches()) {
-            throw new LatelakeException(
+            throw new RefusedSqlException(
                 "Cannot read notebook "
                     + name
                     + ": expected CREATE "
                     + "WIDGET TEXT <name> DEFAULT '<value>', got: "
-                    + st,
-                ExitCode.USAGE);
+                    + st);
           }
           params.put(m.group(1).toLowerCase(java.util.Locale.ROOT), m.group(2));
         }

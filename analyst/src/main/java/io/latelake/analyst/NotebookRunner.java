@@ -1,7 +1,5 @@
 package io.latelake.analyst;
 
-import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -82,13 +80,14 @@ public final class NotebookRunner {
 
   /**
    * @param given parameter values ({@code --param key=value})
-   * @throws LatelakeException (exit 2) when a given parameter is not declared by the notebook
+   * @throws io.latelake.core.config.LakeConfigException (exit 2) when a given parameter is not
+   *     declared by the notebook
    */
   public Result run(Notebook notebook, Map<String, String> given) {
     Map<String, String> params = new LinkedHashMap<>(notebook.parameters());
     for (Map.Entry<String, String> e : given.entrySet()) {
       if (!params.containsKey(e.getKey())) {
-        throw new LatelakeException(
+        throw new io.latelake.core.config.LakeConfigException(
             "Invalid value '"
                 + e.getKey()
                 + "="
@@ -96,8 +95,7 @@ public final class NotebookRunner {
                 + "' for option '--param': notebook "
                 + notebook.name()
                 + " declares "
-                + (params.isEmpty() ? "no parameters" : "only " + params.keySet()),
-            ExitCode.USAGE);
+                + (params.isEmpty() ? "no parameters" : "only " + params.keySet()));
       }
       params.put(e.getKey(), e.getValue());
     }

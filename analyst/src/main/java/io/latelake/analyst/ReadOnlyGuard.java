@@ -1,7 +1,5 @@
 package io.latelake.analyst;
 
-import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import java.net.URI;
 import java.util.ArrayDeque;
 import java.util.Collections;
@@ -179,7 +177,7 @@ public final class ReadOnlyGuard {
    * @param statement one SQL statement (no trailing semicolon needed)
    * @param label how to name the statement in messages, e.g. "statement 2"
    * @return the parsed plan
-   * @throws LatelakeException (exit 2) when it does not parse, or would write, change anything,
+   * @throws RefusedSqlException (exit 2) when it does not parse, or would write, change anything,
    *     call a function that is not allowed or read by path outside the lake
    */
   public LogicalPlan check(String statement, String label) {
@@ -216,7 +214,7 @@ public final class ReadOnlyGuard {
    * functions of the views it reads, and of names built by {@code IDENTIFIER}, are known only here.
    *
    * @param analyzed {@code Dataset.queryExecution().analyzed()}
-   * @throws LatelakeException (exit 2) when it calls a denied built-in or a user-defined function
+   * @throws RefusedSqlException (exit 2) when it calls a denied built-in or a user-defined function
    */
   public void checkAnalyzed(LogicalPlan analyzed, String label) {
     Deque<TreeNode<?>> todo = new ArrayDeque<>();
@@ -244,14 +242,13 @@ public final class ReadOnlyGuard {
 
   /**
    * @return the parsed plan
-   * @throws LatelakeException (exit 2) when the statement does not parse
+   * @throws RefusedSqlException (exit 2) when the statement does not parse
    */
   public static LogicalPlan parse(SparkSession spark, String statement, String label) {
     try {
       return spark.sessionState().sqlParser().parsePlan(statement);
     } catch (ParseException e) {
-      throw new LatelakeException(
-          "Cannot parse " + label + ": " + e.getMessage().strip(), ExitCode.USAGE, e);
+      throw new RefusedSqlException("Cannot parse " + label + ": " + e.getMessage().strip(), e);
     }
   }
 
@@ -306,7 +303,7 @@ public final class ReadOnlyGuard {
 
   /**
    * @return the name parts of a constant {@code IDENTIFIER(...)} argument
-   * @throws LatelakeException (exit 2) when the argument is not constant or not a name
+   * @throws RefusedSqlException (exit 2) when the argument is not constant or not a name
    */
   private scala.collection.immutable.Seq<String> identifier(Expression argument, String label) {
     Optional<String> name = constant(argument);
@@ -319,10 +316,8 @@ public final class ReadOnlyGuard {
     try {
       return spark.sessionState().sqlParser().parseMultipartIdentifier(name.get());
     } catch (ParseException e) {
-      throw new LatelakeException(
-          "Cannot parse " + label + ": IDENTIFIER('" + name.get() + "') is not a name",
-          ExitCode.USAGE,
-          e);
+      throw new RefusedSqlException(
+          "Cannot parse " + label + ": IDENTIFIER('" + name.get() + "') is not a name", e);
     }
   }
 
@@ -389,8 +384,8 @@ public final class ReadOnlyGuard {
     }
   }
 
-  private static LatelakeException refused(String label, String why) {
-    return new LatelakeException("Refused " + label + ": " + why + READ_ONLY, ExitCode.USAGE);
+  private static RefusedSqlException refused(String label, String why) {
+    return new RefusedSqlException("Refused " + label + ": " + why + READ_ONLY);
   }
 
   private static URI defaultFs(SparkSession spark) {

@@ -2,7 +2,6 @@ package io.latelake.analyst;
 
 import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import io.latelake.core.catalog.CatalogConfig;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.config.LakeConfigException;
@@ -149,7 +148,7 @@ public final class SqlMain extends AnalystCommand<List<String>> {
    * runs, so the statements before one refused there have run.
    *
    * @param guard the read-only guard; empty with {@code --allow-writes}
-   * @throws LatelakeException (exit 2) for a refused or unparsable statement, or one naming a
+   * @throws RefusedSqlException (exit 2) for a refused or unparsable statement, or one naming a
    *     missing table or column
    */
   public static void execute(
@@ -184,8 +183,8 @@ public final class SqlMain extends AnalystCommand<List<String>> {
    * @param guard checks the analyzed plan before the result is computed (Spark runs a query only
    *     when its rows are asked for; SHOW and DESCRIBE run at once and call no function)
    * @return the statement's result
-   * @throws LatelakeException (exit 2) when Spark's analysis rejects it (missing table, column) or
-   *     the guard refuses its analyzed plan; a missing table's message ends with {@link
+   * @throws RefusedSqlException (exit 2) when Spark's analysis rejects it (missing table, column)
+   *     or the guard refuses its analyzed plan; a missing table's message ends with {@link
    *     #NOT_REGISTERED_HINT}
    */
   static Dataset<Row> run(
@@ -203,8 +202,8 @@ public final class SqlMain extends AnalystCommand<List<String>> {
       if (e instanceof AnalysisException a) {
         String hint =
             "TABLE_OR_VIEW_NOT_FOUND".equals(a.getCondition()) ? " " + NOT_REGISTERED_HINT : "";
-        throw new LatelakeException(
-            "Cannot run " + label + ": " + a.getSimpleMessage() + hint, ExitCode.USAGE, e);
+        throw new RefusedSqlException(
+            "Cannot run " + label + ": " + a.getSimpleMessage() + hint, e);
       }
       throw e;
     }

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.within;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
 import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import io.latelake.core.catalog.CatalogConfig;
 import io.latelake.core.catalog.CatalogRegister;
 import io.latelake.core.config.LakeConfigException;
@@ -250,7 +249,8 @@ class CatalogRegisterTest {
         "SELECT * FROM latelake_gold.page_5m");
     assertThatThrownBy(() -> new CatalogRegister(spark, CatalogConfig.fromConfig(other)).run())
         .isInstanceOfSatisfying(
-            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+            io.latelake.core.catalog.CatalogException.class,
+            e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
         .hasMessage(
             "Cannot register latelake_gold.page_5m at 'file:"
                 + tmp.resolve("other")

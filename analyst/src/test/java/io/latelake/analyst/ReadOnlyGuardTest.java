@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.testing.SparkTestBase;
 import java.io.IOException;
@@ -115,7 +114,7 @@ class ReadOnlyGuardTest extends SparkTestBase {
   void assertRefused(String sql, String why) {
     assertThatThrownBy(() -> guard().check(sql, "the statement"))
         .isInstanceOfSatisfying(
-            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+            RefusedSqlException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
         .hasMessage("Refused the statement: " + why + READ_ONLY);
   }
 
@@ -132,7 +131,7 @@ class ReadOnlyGuardTest extends SparkTestBase {
   void everyRefusedStatementIsRefusedWithExitTwoNamingWhat(String named, String sql) {
     assertThatThrownBy(() -> guard().check(sql, "the statement"))
         .isInstanceOfSatisfying(
-            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+            RefusedSqlException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
         .hasMessageStartingWith("Refused the statement: ")
         .hasMessageContaining(named)
         .hasMessageEndingWith(READ_ONLY);
@@ -268,7 +267,7 @@ class ReadOnlyGuardTest extends SparkTestBase {
                     10,
                     new PrintWriter(out)))
         .isInstanceOfSatisfying(
-            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+            RefusedSqlException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
         .hasMessage("Refused the statement: function 'reflect'" + REFLECTION + READ_ONLY);
     assertThatThrownBy(
             () ->
@@ -280,7 +279,7 @@ class ReadOnlyGuardTest extends SparkTestBase {
                     10,
                     new PrintWriter(out)))
         .isInstanceOfSatisfying(
-            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+            RefusedSqlException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
         .hasMessage(
             "Refused the statement: user-defined function 'shout' is not allowed in read-only SQL"
                 + " (it can run any code)"

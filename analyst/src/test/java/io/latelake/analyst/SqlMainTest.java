@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.testing.SparkTestBase;
 import java.io.IOException;
@@ -182,7 +181,7 @@ class SqlMainTest extends SparkTestBase {
 
     assertThatThrownBy(() -> run(sql, "table"))
         .isInstanceOfSatisfying(
-            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+            RefusedSqlException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
         .hasMessage(
             "Refused the statement: it is not read-only (Spark plans it as "
                 + node
@@ -221,7 +220,7 @@ class SqlMainTest extends SparkTestBase {
         .isEqualTo("SELECT 'it\\'s \\\\', ':a', x::int, :b -- :a\nFROM t WHERE c='it\\'s \\\\'");
     assertThatThrownBy(() -> run("SELECT 1 SELECT 2", "table"))
         .isInstanceOfSatisfying(
-            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+            RefusedSqlException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
         .hasMessageStartingWith("Cannot parse the statement: [PARSE_SYNTAX_ERROR]");
   }
 
@@ -244,7 +243,7 @@ class SqlMainTest extends SparkTestBase {
   void aMissingTableIsABadUsageNamingIt() {
     assertThatThrownBy(() -> run("SELECT * FROM latelake_gold.nope", "table"))
         .isInstanceOfSatisfying(
-            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+            RefusedSqlException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
         .hasMessageStartingWith(
             "Cannot run the statement: [TABLE_OR_VIEW_NOT_FOUND] The table "
                 + "or view `latelake_gold`.`nope` cannot be found.")
@@ -264,7 +263,8 @@ class SqlMainTest extends SparkTestBase {
         .isEqualTo(2);
     assertThat(err.toString())
         .isEqualTo(
-            "latelake: Invalid value 'xml' for key '--format': " + "expected table, csv or json\n");
+            "latelake: Invalid value 'xml' for option '--format': "
+                + "expected table, csv or json\n");
   }
 
   @Test
@@ -286,7 +286,7 @@ class SqlMainTest extends SparkTestBase {
                         + "', '000')",
                     "table"))
         .isInstanceOfSatisfying(
-            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+            RefusedSqlException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
         .hasMessage("Refused the statement: function 'java_method'" + reflection);
     assertThatThrownBy(
             () ->
@@ -295,7 +295,7 @@ class SqlMainTest extends SparkTestBase {
                         + " 'breached')",
                     "table"))
         .isInstanceOfSatisfying(
-            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+            RefusedSqlException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
         .hasMessage("Refused the statement: function 'reflect'" + reflection);
 
     assertThat(Files.getPosixFilePermissions(goldDir)).isEqualTo(mode);
@@ -335,7 +335,7 @@ class SqlMainTest extends SparkTestBase {
         .isEqualTo("page,views\n/home,2\n/pricing,2\n");
     assertThatThrownBy(() -> run("SELECT * FROM text.`/etc/passwd`", "table"))
         .isInstanceOfSatisfying(
-            LatelakeException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
+            RefusedSqlException.class, e -> assertThat(e.exitCode()).isEqualTo(ExitCode.USAGE))
         .hasMessage(
             "Refused the statement: it reads text.`/etc/passwd` by path, and read-only SQL reads"
                 + " only catalog tables and Delta tables under lake.root (file:"

@@ -7,10 +7,10 @@ import com.typesafe.config.Config;
 import io.latelake.bronze.replay.CapturedEvents;
 import io.latelake.bronze.replay.LandingWriter;
 import io.latelake.bronze.replay.ReplayPlan;
-import io.latelake.core.LatelakeException;
 import io.latelake.core.config.ConfigLoader;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.job.JobContext;
+import io.latelake.core.streaming.CheckpointException;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
 import java.io.File;
@@ -157,7 +157,7 @@ class BronzeJobTest extends SparkTestBase {
     org.apache.commons.io.FileUtils.deleteDirectory(
         new File(root + "/_checkpoints/bronze_ooo_umts"));
     assertThatThrownBy(() -> new BronzeJob(JobContext.start(spark, tables), bc).run())
-        .isInstanceOf(LatelakeException.class)
+        .isInstanceOf(CheckpointException.class)
         .hasMessage(
             "Cannot start stream 'bronze_ooo_umts': table "
                 + root
@@ -233,14 +233,14 @@ class BronzeJobTest extends SparkTestBase {
             () ->
                 new BronzeJob(JobContext.start(spark, tables), BronzeConfig.fromConfig(renamed))
                     .run())
-        .isInstanceOf(LatelakeException.class)
+        .isInstanceOf(CheckpointException.class)
         .hasMessageStartingWith("Cannot start stream 'bronze_gw_a_renamed': table ");
 
     org.apache.commons.io.FileUtils.deleteDirectory(
         root.resolve("_checkpoints/bronze_gw_b").toFile());
     assertThatThrownBy(
             () -> new BronzeJob(JobContext.start(spark, tables), BronzeConfig.fromConfig(cb)).run())
-        .isInstanceOf(LatelakeException.class)
+        .isInstanceOf(CheckpointException.class)
         .hasMessageStartingWith(
             "Cannot start stream 'bronze_gw_b': table " + root + "/bronze/events");
     assertThat(bronzeRows(root)).isEqualTo(2);

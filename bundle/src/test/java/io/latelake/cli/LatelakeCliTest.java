@@ -124,7 +124,7 @@ class LatelakeCliTest {
     assertThat(slice.code()).isEqualTo(2);
     assertThat(slice.err())
         .isEqualTo(
-            "latelake: Invalid value 'PT0S' for key '--slice': must be "
+            "latelake: Invalid value 'PT0S' for option '--slice': must be "
                 + "a positive duration"
                 + System.lineSeparator());
   }

@@ -5,6 +5,7 @@ import io.latelake.core.cli.Launcher;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricSpec;
+import io.latelake.core.time.DateArgs;
 import io.latelake.correction.audit.AsOfJob;
 import io.latelake.correction.shared.CorrectionConfig;
 import java.io.PrintWriter;

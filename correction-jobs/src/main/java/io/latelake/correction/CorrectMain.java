@@ -3,6 +3,7 @@ package io.latelake.correction;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.job.JobContext;
+import io.latelake.core.time.DateArgs;
 import io.latelake.correction.correct.CorrectJob;
 import io.latelake.correction.correct.CorrectResult;
 import io.latelake.correction.shared.CorrectionConfig;

@@ -1,5 +1,6 @@
 package io.latelake.correction;
 
+import io.latelake.core.time.DateArgs;
 import io.latelake.core.time.DayRange;
 import io.latelake.correction.shared.CorrectionConfig;
 import java.time.LocalDate;

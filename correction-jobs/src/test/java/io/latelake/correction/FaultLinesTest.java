@@ -93,7 +93,7 @@ class FaultLinesTest extends SparkTestBase {
     assertThat(o.code()).isEqualTo(2);
     assertThat(messages(o.err()))
         .containsExactly(
-            "latelake: Invalid value '0' for key '--table-version': gold.page_5m keeps older "
+            "latelake: Invalid value '0' for option '--table-version': gold.page_5m keeps older "
                 + "versions' files only for its delta.deletedFileRetentionDuration, so time travel "
                 + "cannot reach this version (Cannot time travel beyond "
                 + "delta.deletedFileRetentionDuration (0 HOURS) set on the table.)");

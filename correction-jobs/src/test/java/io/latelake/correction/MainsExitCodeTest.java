@@ -56,7 +56,7 @@ class MainsExitCodeTest {
     assertThat(code).isEqualTo(2);
     assertThat(err.toString())
         .contains(
-            "latelake: Invalid value '2024-01-01' OR '1'='1' for key "
+            "latelake: Invalid value '2024-01-01' OR '1'='1' for option "
                 + "'--from': expected a date yyyy-MM-dd (UTC)");
     assertThat(Files.exists(root)).isFalse();
   }
@@ -79,12 +79,12 @@ class MainsExitCodeTest {
         .isEqualTo(2);
     assertThat(err.toString())
         .contains(
-            "Invalid value '2024-13-01' for key '--from': is not a calendar date",
-            "Invalid value 'nope' for key '--metric': no such metric in lake.gold.metrics; "
+            "Invalid value '2024-13-01' for option '--from': is not a calendar date",
+            "Invalid value 'nope' for option '--metric': no such metric in lake.gold.metrics; "
                 + "configured: [page_5m]",
-            "Invalid value '1' OR '1'='1' for key '--since'",
-            "Invalid value '1; DROP' for key '--table-version'",
-            "Invalid value 'page_5m' for key '--metric': its late-policy is restate, not reconcile");
+            "Invalid value '1' OR '1'='1' for option '--since'",
+            "Invalid value '1; DROP' for option '--table-version'",
+            "Invalid value 'page_5m' for option '--metric': its late-policy is restate, not reconcile");
     assertThat(Files.exists(root)).isFalse();
   }
 }

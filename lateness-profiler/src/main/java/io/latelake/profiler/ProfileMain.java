@@ -57,7 +57,7 @@ public final class ProfileMain extends JobCommand<ProfilerJob.Options> {
     DayRange range =
         days == null
             ? DayRange.lastDays(cfg.lookbackDays(), clock)
-            : DayRange.parseBegun(days, LocalDate.now(clock));
+            : io.latelake.core.time.DateArgs.daysBegun("--days", days, LocalDate.now(clock));
     return new ProfilerJob.Options(cfg, range);
   }
 

@@ -44,7 +44,8 @@ public final class ReportMain extends JobCommand<ProfilerJob.Options> {
     DayRange range =
         days == null
             ? DayRange.lastDays(cfg.lookbackDays(), Clock.systemUTC())
-            : DayRange.parseBegun(days, LocalDate.now(Clock.systemUTC()));
+            : io.latelake.core.time.DateArgs.daysBegun(
+                "--days", days, LocalDate.now(Clock.systemUTC()));
     return new ProfilerJob.Options(cfg, range);
   }
 

@@ -103,14 +103,13 @@ public final class ReplayMain implements Callable<Integer> {
             try {
               f.get();
             } catch (ExecutionException e) {
-              throw new io.latelake.core.LatelakeException(
+              throw new io.latelake.core.table.StorageException(
                   "Cannot produce to "
                       + target.topic
                       + " at "
                       + bootstrapServers
                       + ": "
                       + e.getCause().getMessage(),
-                  ExitCode.RUNTIME_FAILURE,
                   e);
             }
           }

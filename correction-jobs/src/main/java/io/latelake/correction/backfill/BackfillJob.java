@@ -3,7 +3,6 @@ package io.latelake.correction.backfill;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
-import io.latelake.core.LatelakeException;
 import io.latelake.core.job.ActionResult;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.GoldLayout;
@@ -171,7 +170,9 @@ public final class BackfillJob extends CorrectionAction<BackfillJob.Options, Bac
   /**
    * @throws io.latelake.core.config.LakeConfigException (exit 2) when bronze or silver is missing,
    *     checked before anything is moved or written
-   * @throws LatelakeException (exit 1) when a step fails
+   * @throws io.latelake.core.table.StorageException (exit 1) when a write fails
+   * @throws io.latelake.core.streaming.StreamFailedException (exit 1) when the new checkpoint
+   *     cannot start
    */
   @Override
   public Result run() {

@@ -1,7 +1,5 @@
 package io.latelake.correction.backfill;
 
-import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricAggregation;
 import io.latelake.core.metric.MetricSpec;
@@ -74,14 +72,13 @@ final class NewGoldCheckpoint {
       q.awaitTermination();
       recorder.awaitTerminated(q.runId(), java.time.Duration.ofSeconds(30));
     } catch (TimeoutException | StreamingQueryException e) {
-      throw new LatelakeException(
+      throw new io.latelake.core.streaming.StreamFailedException(
           "Cannot start the new checkpoint "
               + checkpoint
               + " of "
               + metric.queryName()
               + ": "
               + e.getMessage(),
-          ExitCode.RUNTIME_FAILURE,
           e);
     }
     Checkpoints cp = new Checkpoints(spark, checkpoint);

@@ -3,8 +3,6 @@ package io.latelake.correction.correct;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
-import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import io.latelake.core.event.BronzeRows;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricSpec;
@@ -104,7 +102,7 @@ final class BronzeChanges {
    * windows to the metric's pending windows in the state.
    *
    * @return the window starts touched by this read
-   * @throws LatelakeException (exit 1) when the read fails
+   * @throws io.latelake.core.streaming.StreamFailedException (exit 1) when the read fails
    */
   TreeSet<Instant> stream(MetricSpec metric, long after, long latest, String runId, Timestamp at) {
     TreeSet<Instant> out = new TreeSet<>();
@@ -132,10 +130,8 @@ final class BronzeChanges {
           .start()
           .awaitTermination();
     } catch (StreamingQueryException | TimeoutException e) {
-      throw new LatelakeException(
-          "Cannot read bronze changes for metric '" + metric.name() + "': " + e.getMessage(),
-          ExitCode.RUNTIME_FAILURE,
-          e);
+      throw new io.latelake.core.streaming.StreamFailedException(
+          "Cannot read bronze changes for metric '" + metric.name() + "': " + e.getMessage(), e);
     }
     return out;
   }
@@ -157,13 +153,12 @@ final class BronzeChanges {
     try {
       dir.getFileSystem(context.spark().sparkContext().hadoopConfiguration()).delete(dir, true);
     } catch (IOException e) {
-      throw new LatelakeException(
+      throw new io.latelake.core.table.StorageException(
           "Cannot remove the checkpoint "
               + dir
               + " of the bronze "
               + "change read: "
               + e.getMessage(),
-          ExitCode.RUNTIME_FAILURE,
           e);
     }
   }

@@ -28,7 +28,7 @@ public interface LateHandling {
    * @param runId the {@code correct} run's id, written beside every row
    * @param correctedAt the run's start (UTC): {@code corrected_at}, {@code staged_at} or {@code
    *     audited_at}
-   * @throws io.latelake.core.LatelakeException when a commit keeps conflicting
+   * @throws io.latelake.core.table.StorageException when a commit keeps conflicting
    */
   void apply(Dataset<Row> corrections, String runId, Timestamp correctedAt);
 

@@ -57,7 +57,7 @@ class AsOfHistoryTest extends SparkTestBase {
                     .run())
         .isInstanceOf(LakeConfigException.class)
         .hasMessage(
-            "Invalid value '999999' for key '--table-version': gold.page_5m has versions "
+            "Invalid value '999999' for option '--table-version': gold.page_5m has versions "
                 + "0 to 1")
         .satisfies(e -> assertThat(((LakeConfigException) e).exitCode()).isEqualTo(ExitCode.USAGE));
     assertThatThrownBy(
@@ -73,7 +73,7 @@ class AsOfHistoryTest extends SparkTestBase {
                     .run())
         .isInstanceOf(LakeConfigException.class)
         .hasMessageStartingWith(
-            "Invalid value '2000-01-01T00:00:00Z' for key '--timestamp': "
+            "Invalid value '2000-01-01T00:00:00Z' for option '--timestamp': "
                 + "gold.page_5m's history runs from ")
         .hasMessageEndingWith(" (version 1)");
     assertThatThrownBy(
@@ -88,7 +88,7 @@ class AsOfHistoryTest extends SparkTestBase {
                             10))
                     .run())
         .isInstanceOf(LakeConfigException.class)
-        .hasMessageStartingWith("Invalid value '2999-01-01T00:00:00Z' for key '--timestamp'");
+        .hasMessageStartingWith("Invalid value '2999-01-01T00:00:00Z' for option '--timestamp'");
   }
 
   @Test

@@ -3,7 +3,6 @@ package io.latelake.correction.shared;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.latelake.core.LatelakeException;
 import io.latelake.core.metric.GoldLayout;
 import io.latelake.core.table.DeltaRetry;
 import io.latelake.core.table.DeltaTables;
@@ -68,7 +67,7 @@ class ConcurrentCommitTest extends SparkTestBase {
                     () -> {
                       throw conflict();
                     }))
-        .isInstanceOf(LatelakeException.class)
+        .isInstanceOf(io.latelake.core.table.StorageException.class)
         .hasMessageStartingWith(
             "Cannot commit test commit: lost to a concurrent commit 2 times "
                 + "(lake.correction.max-commit-attempts = 2)");

@@ -1,7 +1,5 @@
 package io.latelake.core.catalog;
 
-import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.DeltaTables;
 import java.io.IOException;
@@ -87,13 +85,14 @@ public final class CatalogRegister {
 
   /**
    * @return what was registered
-   * @throws LatelakeException (exit 2) when {@code lake.catalog.enabled} is false or a name is
-   *     registered at another location
+   * @throws io.latelake.core.config.LakeConfigException (exit 2) when {@code lake.catalog.enabled}
+   *     is false
+   * @throws CatalogException (exit 2) when a name is registered at another location
    */
   public Result run() {
     if (!config.enabled()) {
-      throw new LatelakeException(
-          "Cannot register the catalog: lake.catalog.enabled is false", ExitCode.USAGE);
+      throw new io.latelake.core.config.LakeConfigException(
+          "Cannot register the catalog: lake.catalog.enabled is false");
     }
     List<Found> found = discover();
     int created = 0;
@@ -231,7 +230,7 @@ public final class CatalogRegister {
     if (existing.isPresent()) {
       String location = existing.get().location().toString();
       if (!new Path(location).equals(new Path(f.path()))) {
-        throw new LatelakeException(
+        throw new CatalogException(
             "Cannot register "
                 + f.db()
                 + "."
@@ -240,8 +239,7 @@ public final class CatalogRegister {
                 + f.path()
                 + "': the name is registered at '"
                 + location
-                + "' (another lake.root?)",
-            ExitCode.USAGE);
+                + "' (another lake.root?)");
       }
       return false;
     }

@@ -61,8 +61,7 @@ public final class JobCatalog implements AutoCloseable {
    *
    * @return the registration, empty when {@code lake.catalog.enabled} is false or the session's
    *     catalog is in memory ({@code spark.sql.catalogImplementation=in-memory})
-   * @throws io.latelake.core.LatelakeException (exit 2) when a name is registered at another
-   *     location
+   * @throws CatalogException (exit 2) when a name is registered at another location
    */
   public static Optional<JobCatalog> start(SparkSession spark, CatalogConfig config) {
     if (!config.registeredByJobs()) {

@@ -4,8 +4,11 @@ import io.latelake.core.ExitCode;
 import io.latelake.core.LatelakeException;
 
 /**
- * Configuration or usage error, raised before any Spark work starts. The message names the key and
- * the offending value. Launchers turn it into exit code 2.
+ * A configuration or usage error (exit 2, nothing is read or written): a config key or command
+ * option with a value latelake refuses, checked before Spark starts; or one that contradicts what
+ * the lake records (a changed metric definition, a checkpoint built for other listed sources),
+ * checked on the session before any stream or job starts. The message names the key or option and
+ * the offending value. See {@link io.latelake.core.LatelakeException} for the catalogue of errors.
  */
 public class LakeConfigException extends LatelakeException {
   public LakeConfigException(String message) {
@@ -17,10 +20,13 @@ public class LakeConfigException extends LatelakeException {
   }
 
   /**
-   * "Invalid value '&lt;v&gt;' for key '&lt;key&gt;': &lt;why&gt;". The value is shown as {@value
-   * Secrets#MASK} when the key or the value is a secret ({@link Secrets}).
+   * "Invalid value '&lt;v&gt;' for key '&lt;key&gt;': &lt;why&gt;", or "... for option
+   * '&lt;--name&gt;': ..." when {@code key} is a command option (it starts with {@code --}). The
+   * value is shown as {@value Secrets#MASK} when the key or the value is a secret ({@link
+   * Secrets}).
    *
-   * @param key full config key, e.g. {@code lake.silver.watermark-delay}
+   * @param key full config key, e.g. {@code lake.silver.watermark-delay}, or a command option, e.g.
+   *     {@code --from}
    * @param value the value as the user wrote it
    * @param why what is wrong and what is expected
    * @return the exception
@@ -29,7 +35,7 @@ public class LakeConfigException extends LatelakeException {
     return new LakeConfigException(
         "Invalid value '"
             + Secrets.defaults().mask(key, value)
-            + "' for key '"
+            + (key.startsWith("--") ? "' for option '" : "' for key '")
             + key
             + "': "
             + why);

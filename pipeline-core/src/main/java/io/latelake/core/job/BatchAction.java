@@ -43,7 +43,7 @@ public abstract class BatchAction<O, R extends ActionResult> {
    *
    * @throws io.latelake.core.config.LakeConfigException (exit 2) when an input table is missing or
    *     an option does not fit the tables, before anything is written
-   * @throws io.latelake.core.LatelakeException (exit 1) when a step fails
+   * @throws io.latelake.core.table.StorageException (exit 1) when a write fails
    */
   public abstract R run();
 

@@ -1,8 +1,6 @@
 package io.latelake.core.streaming;
 
 import io.delta.tables.DeltaTable;
-import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import io.latelake.core.table.DeltaTables;
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
@@ -21,7 +19,7 @@ public final class CheckpointGuard {
    * @param queryName the stream's query name
    * @param tablePath the stream's output table
    * @param checkpointPath the stream's checkpoint folder
-   * @throws LatelakeException (exit code 2) when the table has commits and the checkpoint has no
+   * @throws CheckpointException (exit code 2) when the table has commits and the checkpoint has no
    *     offsets
    */
   public static void requireCheckpointIfTableHasData(
@@ -70,7 +68,7 @@ public final class CheckpointGuard {
         tableHasData = !onlyMetadataCommits(spark, tablePath);
       }
       if (tableHasData) {
-        throw new LatelakeException(
+        throw new CheckpointException(
             "Cannot start stream '"
                 + queryName
                 + "': table "
@@ -79,14 +77,11 @@ public final class CheckpointGuard {
                 + checkpointPath
                 + " has none. Restarting from "
                 + "scratch would read the input again; restore the checkpoint, or delete the table "
-                + "and the checkpoint to rebuild on purpose.",
-            ExitCode.USAGE);
+                + "and the checkpoint to rebuild on purpose.");
       }
     } catch (IOException e) {
-      throw new LatelakeException(
-          "Cannot check checkpoint " + checkpointPath + ": " + e.getMessage(),
-          ExitCode.RUNTIME_FAILURE,
-          e);
+      throw new io.latelake.core.table.StorageException(
+          "Cannot check checkpoint " + checkpointPath + ": " + e.getMessage(), e);
     }
   }
 

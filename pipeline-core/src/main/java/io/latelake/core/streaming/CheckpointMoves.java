@@ -1,7 +1,5 @@
 package io.latelake.core.streaming;
 
-import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import java.io.IOException;
 import java.util.Optional;
 import org.apache.hadoop.fs.FileSystem;
@@ -17,7 +15,8 @@ public final class CheckpointMoves {
    * checkpoint can start at {@code from} while the old one stays for inspection.
    *
    * @return {@code to}, or empty when there was no folder at {@code from}
-   * @throws LatelakeException (exit 1) when {@code to} exists or the rename fails
+   * @throws io.latelake.core.table.StorageException (exit 1) when {@code to} exists or the rename
+   *     fails
    */
   public static Optional<String> moveAside(SparkSession spark, String from, String to) {
     try {
@@ -35,10 +34,8 @@ public final class CheckpointMoves {
       }
       return Optional.of(to);
     } catch (IOException e) {
-      throw new LatelakeException(
-          "Cannot move checkpoint " + from + " aside to " + to + ": " + e.getMessage(),
-          ExitCode.RUNTIME_FAILURE,
-          e);
+      throw new io.latelake.core.table.StorageException(
+          "Cannot move checkpoint " + from + " aside to " + to + ": " + e.getMessage(), e);
     }
   }
 }

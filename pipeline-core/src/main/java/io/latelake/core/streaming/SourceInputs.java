@@ -12,8 +12,6 @@ import static org.apache.spark.sql.functions.unix_millis;
 import static org.apache.spark.sql.functions.when;
 
 import com.typesafe.config.Config;
-import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.config.Settings;
 import java.io.IOException;
@@ -231,7 +229,8 @@ public final class SourceInputs {
    * @param sources the configured {@value #KEY}
    * @throws LakeConfigException (exit 2) when the checkpoint was built with another list, naming
    *     both and the remedy
-   * @throws LatelakeException (exit 1) when the checkpoint folder cannot be read or written
+   * @throws io.latelake.core.table.StorageException (exit 1) when the checkpoint folder cannot be
+   *     read or written
    */
   public static void check(
       SparkSession spark, String checkpoint, String queryName, List<String> sources) {
@@ -260,10 +259,8 @@ public final class SourceInputs {
         throw refusal(queryName, checkpoint, recorded, sources);
       }
     } catch (IOException e) {
-      throw new LatelakeException(
-          "Cannot check the sources of checkpoint " + checkpoint + ": " + e.getMessage(),
-          ExitCode.RUNTIME_FAILURE,
-          e);
+      throw new io.latelake.core.table.StorageException(
+          "Cannot check the sources of checkpoint " + checkpoint + ": " + e.getMessage(), e);
     }
   }
 

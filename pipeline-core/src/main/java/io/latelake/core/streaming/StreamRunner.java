@@ -1,7 +1,5 @@
 package io.latelake.core.streaming;
 
-import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * did. Available-now queries end by themselves; processing-time queries run until the process is
  * stopped (SIGTERM: {@link GracefulStop}).
  *
- * <p><b>Failures.</b> When a query fails, the others are stopped and {@link LatelakeException}
+ * <p><b>Failures.</b> When a query fails, the others are stopped and {@link StreamFailedException}
  * (exit 1) names the query and the reason — unless the failure is one its source declares
  * restartable ({@link RestartableFailure}, e.g. the Kafka connector's metrics failure): then the
  * query is restarted on its checkpoint.
@@ -75,7 +73,7 @@ public final class StreamRunner {
    * @param progressTable path of {@code monitoring.stream_progress}
    * @param starts the queries
    * @return one summary per query, in the order given (summed over restarts)
-   * @throws LatelakeException (exit code 1) when a query fails; the others are stopped first
+   * @throws StreamFailedException (exit code 1) when a query fails; the others are stopped first
    */
   public static List<StreamSummary> run(
       SparkSession spark, String progressTable, List<Start> starts) {
@@ -245,13 +243,12 @@ public final class StreamRunner {
       return;
     }
     String reason = rootMessage(e);
-    throw new LatelakeException(
+    throw new StreamFailedException(
         "Stream "
             + q.name()
             + " failed: "
             + reason
             + (others.isEmpty() ? "" : "; stopped " + String.join(", ", others)),
-        ExitCode.RUNTIME_FAILURE,
         e);
   }
 

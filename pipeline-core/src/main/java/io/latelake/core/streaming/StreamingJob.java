@@ -1,7 +1,5 @@
 package io.latelake.core.streaming;
 
-import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.table.DeltaTables;
@@ -75,7 +73,7 @@ public abstract class StreamingJob<C> {
    *
    * @return one query to start per plan
    * @throws LakeConfigException when an input is missing or misconfigured (exit 2)
-   * @throws LatelakeException when a checkpoint is missing (exit 2)
+   * @throws CheckpointException when a checkpoint is missing (exit 2)
    */
   public final List<StreamRunner.Start> starts() {
     List<StreamRunner.Start> starts = new ArrayList<>();
@@ -91,7 +89,8 @@ public abstract class StreamingJob<C> {
    *
    * @return one summary per plan, in order
    * @throws LakeConfigException when an input is missing or misconfigured (exit 2)
-   * @throws LatelakeException when a stream fails (exit 1) or a checkpoint is missing (exit 2)
+   * @throws StreamFailedException when a stream fails (exit 1)
+   * @throws CheckpointException when a checkpoint is missing (exit 2)
    */
   public final Result run() {
     return logged(StreamRunner.run(context.spark(), context.tables().streamProgress(), starts()));
@@ -244,8 +243,7 @@ public abstract class StreamingJob<C> {
       }
       return w.start(p.outputPath());
     } catch (TimeoutException e) {
-      throw new LatelakeException(
-          "Cannot start " + p.queryName() + ": " + e.getMessage(), ExitCode.RUNTIME_FAILURE, e);
+      throw new StreamFailedException("Cannot start " + p.queryName() + ": " + e.getMessage(), e);
     }
   }
 }

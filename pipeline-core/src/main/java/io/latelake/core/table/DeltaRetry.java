@@ -1,8 +1,6 @@
 package io.latelake.core.table;
 
 import io.delta.exceptions.DeltaConcurrentModificationException;
-import io.latelake.core.ExitCode;
-import io.latelake.core.LatelakeException;
 import java.time.Duration;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -33,7 +31,7 @@ public final class DeltaRetry {
    * @param backoff wait before the first retry; doubles after each further conflict
    * @param action the commit
    * @return the action's result
-   * @throws LatelakeException (exit code 1) when every attempt lost to a concurrent commit; any
+   * @throws StorageException (exit code 1) when every attempt lost to a concurrent commit; any
    *     other exception of the action is rethrown as is
    */
   public static <T> T run(String label, int maxAttempts, Duration backoff, Supplier<T> action) {
@@ -46,7 +44,7 @@ public final class DeltaRetry {
           throw e;
         }
         if (attempt >= maxAttempts) {
-          throw new LatelakeException(
+          throw new StorageException(
               "Cannot commit "
                   + label
                   + ": lost to a concurrent commit "
@@ -55,7 +53,6 @@ public final class DeltaRetry {
                   + maxAttempts
                   + "): "
                   + e.getMessage(),
-              ExitCode.RUNTIME_FAILURE,
               e);
         }
         wait = pause(label, "concurrent Delta commit", e, attempt, maxAttempts, wait);
@@ -68,7 +65,7 @@ public final class DeltaRetry {
    * for a write whose failure may be transient (storage, a lost executor) and that the caller makes
    * idempotent (e.g. it drops on a retry what an earlier attempt committed before failing).
    *
-   * @throws LatelakeException (exit code 1) when every attempt failed, with the last failure as its
+   * @throws StorageException (exit code 1) when every attempt failed, with the last failure as its
    *     cause
    */
   public static <T> T runRetryingAny(
@@ -79,10 +76,8 @@ public final class DeltaRetry {
         return action.get();
       } catch (Exception e) { // Spark's SparkException is checked in Java but thrown anyway
         if (attempt >= maxAttempts) {
-          throw new LatelakeException(
-              "Cannot write " + label + ": failed " + attempt + " times: " + e.getMessage(),
-              ExitCode.RUNTIME_FAILURE,
-              e);
+          throw new StorageException(
+              "Cannot write " + label + ": failed " + attempt + " times: " + e.getMessage(), e);
         }
         wait = pause(label, "failed", e, attempt, maxAttempts, wait);
       }
@@ -104,8 +99,7 @@ public final class DeltaRetry {
       Thread.sleep(wait);
     } catch (InterruptedException ie) {
       Thread.currentThread().interrupt();
-      throw new LatelakeException(
-          "Interrupted while retrying " + label, ExitCode.RUNTIME_FAILURE, ie);
+      throw new StorageException("Interrupted while retrying " + label, ie);
     }
     return wait * 2;
   }

@@ -4,7 +4,6 @@ import io.latelake.core.config.LakeConfigException;
 import java.time.Clock;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -14,7 +13,7 @@ import java.util.regex.Pattern;
  * (UTC, or the local dates of {@code lake.correction.rollup-time-zone}), the arrival days of {@code
  * profile} and {@code report} (UTC dates of {@code enqueued_time}). Validated before any Spark
  * work; its dates reach SQL only as {@link LocalDate#toString()} of a parsed date, never as user
- * text.
+ * text ({@link DateArgs} parses every day option).
  *
  * @param from first day, inclusive
  * @param to last day, inclusive, not before {@code from}
@@ -37,7 +36,7 @@ public record DayRange(LocalDate from, LocalDate to) {
   /**
    * @throws NullPointerException when a day is null
    * @throws IllegalArgumentException when {@code to} is before {@code from} (user input is checked
-   *     with its option's name before a range is built: {@link #parse})
+   *     with its option's name before a range is built: {@link DateArgs})
    */
   public DayRange {
     Objects.requireNonNull(from, "from");
@@ -49,96 +48,12 @@ public record DayRange(LocalDate from, LocalDate to) {
   }
 
   /**
-   * Parses the {@code --days} option of {@code profile} and {@code report}: see {@link
-   * #parse(String, String)}.
+   * Parses the {@code --days} option: {@link DateArgs#days} (the one parser of day options).
+   *
+   * @throws LakeConfigException (exit 2) naming {@code --days} and the value
    */
   public static DayRange parse(String text) {
-    return parse("--days", text);
-  }
-
-  /**
-   * Parses {@code YYYY-MM-DD} or {@code YYYY-MM-DD..YYYY-MM-DD} (ISO dates).
-   *
-   * @param option the option name, for messages (e.g. {@code --days})
-   * @param text the option value
-   * @return the range
-   * @throws LakeConfigException (exit 2) naming the option and the value when it is not a day or a
-   *     range of days, the range is reversed or longer than {@value #MAX_DAYS} days, or a day is
-   *     outside {@link #FIRST_DAY}..{@link #LAST_DAY}
-   */
-  public static DayRange parse(String option, String text) {
-    String t = text == null ? "" : text.trim();
-    int dots = t.indexOf("..");
-    String a = dots < 0 ? t : t.substring(0, dots).trim();
-    String b = dots < 0 ? t : t.substring(dots + 2).trim();
-    LocalDate from;
-    LocalDate to;
-    try {
-      from = LocalDate.parse(a);
-      to = LocalDate.parse(b);
-    } catch (DateTimeParseException e) {
-      throw new LakeConfigException(
-          "Invalid value '"
-              + text
-              + "' for option '"
-              + option
-              + "': expected a UTC day YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD");
-    }
-    if (to.isBefore(from)) {
-      throw new LakeConfigException(
-          "Invalid value '"
-              + from
-              + ".."
-              + to
-              + "' for option '"
-              + option
-              + "': the last day is before the first");
-    }
-    if (ChronoUnit.DAYS.between(from, to) >= MAX_DAYS) {
-      throw new LakeConfigException(
-          "Invalid value '"
-              + from
-              + ".."
-              + to
-              + "' for option '"
-              + option
-              + "': more than "
-              + MAX_DAYS
-              + " days");
-    }
-    if (from.isBefore(FIRST_DAY) || to.isAfter(LAST_DAY)) {
-      throw new LakeConfigException(
-          "Invalid value '"
-              + text
-              + "' for option '"
-              + option
-              + "': days must be between "
-              + FIRST_DAY
-              + " and "
-              + LAST_DAY);
-    }
-    return new DayRange(from, to);
-  }
-
-  /**
-   * {@link #parse(String)} for days that have begun: the {@code --days} of {@code profile} and
-   * {@code report} are arrival days, and none has arrived after {@code today}.
-   *
-   * @param today the current UTC day
-   * @throws LakeConfigException (exit 2) as {@link #parse(String, String)} does, and when the
-   *     range's first day is after {@code today}
-   */
-  public static DayRange parseBegun(String text, LocalDate today) {
-    DayRange range = parse("--days", text);
-    if (range.from().isAfter(today)) {
-      throw new LakeConfigException(
-          "Invalid value '"
-              + text
-              + "' for option '--days': the first day is in the future (today: "
-              + today
-              + " UTC)");
-    }
-    return range;
+    return DateArgs.days("--days", text);
   }
 
   /**

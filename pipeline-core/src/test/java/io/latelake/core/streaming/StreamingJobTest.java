@@ -3,7 +3,6 @@ package io.latelake.core.streaming;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.latelake.core.LatelakeException;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
@@ -100,7 +99,7 @@ class StreamingJobTest extends SparkTestBase {
 
     org.apache.commons.io.FileUtils.deleteDirectory(new File(root + "/_checkpoints/copy_values"));
     assertThatThrownBy(() -> new CopyJob(context).run())
-        .isInstanceOf(LatelakeException.class)
+        .isInstanceOf(CheckpointException.class)
         .hasMessage(
             "Cannot start stream 'copy_values': table "
                 + root

@@ -24,12 +24,12 @@ class DayRangeTest {
 
   @Test
   void badTextNamesTheOptionAndTheValue() {
-    assertThatThrownBy(() -> DayRange.parse("--days", "2024-13-01"))
+    assertThatThrownBy(() -> DateArgs.days("--days", "2024-13-01"))
         .isInstanceOf(LakeConfigException.class)
         .hasMessage(
             "Invalid value '2024-13-01' for option '--days': expected a UTC day "
                 + "YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD");
-    assertThatThrownBy(() -> DayRange.parse("--range", "2024-05-16..2024-05-14"))
+    assertThatThrownBy(() -> DateArgs.days("--range", "2024-05-16..2024-05-14"))
         .isInstanceOf(LakeConfigException.class)
         .hasMessage(
             "Invalid value '2024-05-16..2024-05-14' for option '--range': the last day "

@@ -1,10 +1,9 @@
-package io.latelake.correction;
+package io.latelake.core.time;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latelake.core.config.LakeConfigException;
-import io.latelake.core.time.DayRange;
 import java.time.Instant;
 import java.time.LocalDate;
 import org.junit.jupiter.api.Test;
@@ -17,16 +16,16 @@ class DateArgsTest {
     assertThatThrownBy(() -> DateArgs.range("2024-01-01' OR '1'='1", "2024-01-02", null, 7, TODAY))
         .isInstanceOf(LakeConfigException.class)
         .hasMessage(
-            "Invalid value '2024-01-01' OR '1'='1' for key '--from': expected a date "
+            "Invalid value '2024-01-01' OR '1'='1' for option '--from': expected a date "
                 + "yyyy-MM-dd (UTC)");
   }
 
   @Test
   void aNonCalendarDateAndAReversedRangeAreRefused() {
     assertThatThrownBy(() -> DateArgs.date("--to", "2024-02-30"))
-        .hasMessage("Invalid value '2024-02-30' for key '--to': is not a calendar date");
+        .hasMessage("Invalid value '2024-02-30' for option '--to': is not a calendar date");
     assertThatThrownBy(() -> DateArgs.range("2024-05-02", "2024-05-01", null, 7, TODAY))
-        .hasMessage("Invalid value '2024-05-01' for key '--to': is before --from '2024-05-02'");
+        .hasMessage("Invalid value '2024-05-01' for option '--to': is before --from '2024-05-02'");
     assertThatThrownBy(() -> DateArgs.range("2024-05-02", null, null, 7, TODAY))
         .hasMessage(
             "Invalid date range: give both --from and --to (got --from '2024-05-02', "
@@ -50,7 +49,7 @@ class DateArgsTest {
         .isEqualTo(new DayRange(LocalDate.of(2024, 5, 14), TODAY));
     assertThat(DateArgs.range(null, null, 1, 7, TODAY)).isEqualTo(new DayRange(TODAY, TODAY));
     assertThatThrownBy(() -> DateArgs.range(null, null, 0, 7, TODAY))
-        .hasMessage("Invalid value '0' for key '--lookback-days': must be between 1 and 3660");
+        .hasMessage("Invalid value '0' for option '--lookback-days': must be between 1 and 3660");
   }
 
   @Test
@@ -61,7 +60,7 @@ class DateArgsTest {
         .isEqualTo(Instant.parse("2024-05-14T10:03:00Z"));
     assertThatThrownBy(() -> DateArgs.instant("--since", "yesterday"))
         .hasMessage(
-            "Invalid value 'yesterday' for key '--since': expected a date yyyy-MM-dd or "
+            "Invalid value 'yesterday' for option '--since': expected a date yyyy-MM-dd or "
                 + "an instant such as 2024-05-14T10:00:00Z (UTC)");
   }
 
@@ -73,11 +72,11 @@ class DateArgsTest {
     assertThatThrownBy(() -> DateArgs.pastInstant("--since", "9999-12-31", now))
         .isInstanceOf(LakeConfigException.class)
         .hasMessage(
-            "Invalid value '9999-12-31' for key '--since': is in the future "
+            "Invalid value '9999-12-31' for option '--since': is in the future "
                 + "(now: 2024-05-15T08:30:12Z)");
     assertThatThrownBy(() -> DateArgs.pastInstant("--since", "2024-05-15T08:31:00Z", now))
         .hasMessage(
-            "Invalid value '2024-05-15T08:31:00Z' for key '--since': is in the future "
+            "Invalid value '2024-05-15T08:31:00Z' for option '--since': is in the future "
                 + "(now: 2024-05-15T08:30:12Z)");
   }
 }
