@@ -17,7 +17,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.TreeMap;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -118,7 +117,8 @@ public final class WatermarkReplay {
 
   private static final Logger LOG = LoggerFactory.getLogger(WatermarkReplay.class);
 
-  private static final long NONE = Long.MIN_VALUE;
+  /** No value yet (no watermark, no event time): below every real one. */
+  static final long NONE = Long.MIN_VALUE;
 
   private WatermarkReplay() {}
 
@@ -301,7 +301,7 @@ public final class WatermarkReplay {
       List<String> sources,
       List<Duration> delays,
       List<Window> windows) {
-    Steps steps = Steps.of(buckets, batches, Math.max(1, sources.size()));
+    ReplaySteps steps = ReplaySteps.of(buckets, batches, Math.max(1, sources.size()));
     if (steps.unrecordedData > 0) {
       LOG.warn(
           "watermark replay: {} of silver's micro-batches in the range recorded no "
@@ -314,7 +314,7 @@ public final class WatermarkReplay {
     List<Double> lags = new ArrayList<>();
     for (Duration d : delays) {
       // Spark keeps the largest event time in whole milliseconds and the delay in milliseconds
-      Simulation sim = steps.simulate(d.toMillis() * 1000);
+      ReplaySteps.Simulation sim = steps.simulate(d.toMillis() * 1000);
       late.add(sim.late());
       evict.add(sim.evict());
       lags.add(sim.medianLagSeconds());
@@ -409,7 +409,7 @@ public final class WatermarkReplay {
   private static long[] statePeaks(
       SparkSession spark,
       Dataset<Row> keyed,
-      Steps steps,
+      ReplaySteps steps,
       List<Duration> delays,
       List<long[]> late,
       List<long[]> evict) {
@@ -615,149 +615,4 @@ public final class WatermarkReplay {
     }
     return out;
   }
-
-  /** The replayed micro-batches: which step each bronze micro-batch falls in, and their figures. */
-  private static final class Steps {
-    /** bronze ingested_at (µs) → step index */
-    final TreeMap<Long, Integer> stepOf = new TreeMap<>();
-
-    /** per step and watermark group: largest event time (µs), NONE without rows */
-    final long[][] maxEvent;
-
-    /** per step: largest enqueued time (µs), NONE without one; and whether it has rows */
-    final long[] maxEnqueued;
-
-    final boolean[] hasRows;
-    final String basis;
-
-    /** recorded data micro-batches without input_ingested_until */
-    int unrecordedData;
-
-    private Steps(int count, int groups, String basis) {
-      maxEvent = new long[count][groups];
-      for (long[] g : maxEvent) {
-        Arrays.fill(g, NONE);
-      }
-      maxEnqueued = new long[count];
-      Arrays.fill(maxEnqueued, NONE);
-      hasRows = new boolean[count];
-      this.basis = basis;
-    }
-
-    /**
-     * @param buckets rows (ingested_at µs, group, max event µs, max enqueued µs, count)
-     * @param batches recorded micro-batches
-     * @param groups watermark groups (listed sources, or 1)
-     */
-    static Steps of(List<Row> buckets, List<Batch> batches, int groups) {
-      TreeMap<Long, List<Row>> byIngested = new TreeMap<>();
-      for (Row b : buckets) {
-        byIngested.computeIfAbsent(b.getLong(0), k -> new ArrayList<>()).add(b);
-      }
-      // each recorded micro-batch takes the bronze micro-batches up to its input_ingested_until;
-      // one without it (killed, or older than the column) takes none: they go to the next
-      TreeMap<Long, Integer> stepOf = new TreeMap<>();
-      int unrecorded = 0;
-      var it = byIngested.keySet().iterator();
-      Long pending = it.hasNext() ? it.next() : null;
-      for (int i = 0; i < batches.size(); i++) {
-        Long until = batches.get(i).ingestedUntil();
-        if (until == null && batches.get(i).hasData()) {
-          unrecorded++;
-        }
-        while (until != null && pending != null && pending <= until) {
-          stepOf.put(pending, i);
-          pending = it.hasNext() ? it.next() : null;
-        }
-      }
-      boolean recorded = !stepOf.isEmpty();
-      int next = batches.size();
-      boolean after = false;
-      for (Long ingested : byIngested.keySet()) {
-        if (!stepOf.containsKey(ingested)) {
-          stepOf.put(ingested, next);
-          next += 2; // each followed by the no-data micro-batch that moves the watermark
-          after = true;
-        }
-      }
-      String basis = !recorded ? PER_BRONZE_BATCH : after ? MIXED : RECORDED;
-      Steps s = new Steps(next, groups, basis);
-      s.unrecordedData = recorded ? unrecorded : 0;
-      s.stepOf.putAll(stepOf);
-      for (var e : byIngested.entrySet()) {
-        int step = stepOf.get(e.getKey());
-        s.hasRows[step] = true;
-        for (Row b : e.getValue()) {
-          int g = b.getInt(1);
-          if (g >= 0) {
-            // Spark keeps the largest event time in whole milliseconds
-            s.maxEvent[step][g] =
-                Math.max(s.maxEvent[step][g], Math.floorDiv(b.getLong(2), 1000) * 1000);
-          }
-          if (!b.isNullAt(3)) {
-            s.maxEnqueued[step] = Math.max(s.maxEnqueued[step], b.getLong(3));
-          }
-        }
-      }
-      return s;
-    }
-
-    long dataSteps() {
-      long n = 0;
-      for (boolean b : hasRows) {
-        n += b ? 1 : 0;
-      }
-      return n;
-    }
-
-    String basis() {
-      return basis;
-    }
-
-    /** Spark's watermark sequence for one delay (class comment). */
-    Simulation simulate(long delayMicros) {
-      int groups = maxEvent.length == 0 ? 1 : maxEvent[0].length;
-      long[] seen = new long[groups];
-      Arrays.fill(seen, NONE);
-      long[] late = new long[maxEvent.length];
-      long[] evict = new long[maxEvent.length];
-      long previousStart = NONE; // W_{N-1}
-      long start = NONE; // W_N
-      long arrivals = NONE;
-      List<Double> lags = new ArrayList<>();
-      for (int n = 0; n < maxEvent.length; n++) {
-        late[n] = previousStart;
-        evict[n] = start;
-        long lowest = Long.MAX_VALUE;
-        for (int g = 0; g < groups; g++) {
-          seen[g] = Math.max(seen[g], maxEvent[n][g]);
-          lowest = Math.min(lowest, seen[g]);
-        }
-        long next = lowest == NONE ? start : Math.max(start, lowest - delayMicros);
-        previousStart = start;
-        start = next;
-        arrivals = Math.max(arrivals, maxEnqueued[n]);
-        if (hasRows[n] && start != NONE && arrivals != NONE) {
-          lags.add((arrivals - start) / 1e6);
-        }
-      }
-      return new Simulation(late, evict, median(lags));
-    }
-
-    private static Double median(List<Double> values) {
-      if (values.isEmpty()) {
-        return null;
-      }
-      List<Double> sorted = new ArrayList<>(values);
-      sorted.sort(null);
-      return sorted.get((sorted.size() - 1) / 2);
-    }
-  }
-
-  /**
-   * @param late per step, the watermark its rows are judged against (NONE: none yet)
-   * @param evict per step, the watermark it starts with, which evicts state (NONE: none yet)
-   * @param medianLagSeconds median lag of the watermark behind the arrivals
-   */
-  private record Simulation(long[] late, long[] evict, Double medianLagSeconds) {}
 }
