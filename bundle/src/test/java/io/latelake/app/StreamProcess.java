@@ -164,9 +164,31 @@ final class StreamProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * @return the log's last 60 lines, without the effective-configuration dump (its {@code lake.*}
+   *     and {@code spark.*} lines); while the process runs, first a thread dump (SIGQUIT: the JVM
+   *     prints it to the log and runs on), so a wait that timed out shows where the child stood
+   */
   String tail() {
-    List<String> lines = logText().lines().toList();
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+    if (process.isAlive()) {
+      try {
+        new ProcessBuilder("kill", "-3", Long.toString(process.pid())).start().waitFor();
+        Thread.sleep(2000);
+      } catch (java.io.IOException e) {
+        // no thread dump: the log as it is
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    List<String> lines =
+        logText()
+            .lines()
+            .filter(l -> !l.startsWith("  lake.") && !l.startsWith("  spark."))
+            .toList();
+    return "(log "
+        + log.toAbsolutePath()
+        + ")\n"
+        + String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
   }
 
   @Override
