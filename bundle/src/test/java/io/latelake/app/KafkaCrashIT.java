@@ -95,7 +95,11 @@ class KafkaCrashIT extends SparkTestBase {
             "lake.bronze.source=kafka",
             "lake.bronze.kafka.bootstrap-servers=\"" + broker.bootstrapServers() + "\"",
             "lake.bronze.kafka.topics=[events]",
-            "lake.bronze.kafka.max-offsets-per-trigger=" + Math.max(100, RECORDS / 25),
+            // at least 4 bronze micro-batches per kill: a restart that finds every record read
+            // has no micro-batch to be killed in (chaos.sh's 200,000 records and 20 kills ran
+            // out of records at the 13th restart with 8,000 a micro-batch)
+            "lake.bronze.kafka.max-offsets-per-trigger="
+                + Math.max(100, RECORDS / (4 * Math.max(1, KILLS))),
             "lake.bronze.trigger-interval=\"1 second\"",
             "lake.silver.trigger-interval=\"1 second\"",
             "lake.gold.trigger-interval=\"1 second\"",
