@@ -253,11 +253,50 @@ class QuietSourceTest extends SparkTestBase {
     assertThat(off.silverDropped).isZero();
   }
 
+  /**
+   * @return silver's micro-batches in {@code lake}'s stream_progress: "batch dropped {source=n,
+   *     ...}", sources in name order ("null" when the split is not recorded)
+   */
+  private List<String> silverDropsBySource(LockStepLake lake) {
+    List<String> out = new ArrayList<>();
+    for (Row r :
+        spark
+            .read()
+            .format("delta")
+            .load(lake.context.tables().streamProgress())
+            .filter("query_name = 'silver_events'")
+            .orderBy("batch_id")
+            .select("batch_id", "rows_dropped_by_watermark", "dropped_by_source")
+            .collectAsList()) {
+      out.add(
+          r.getLong(0)
+              + " "
+              + r.getLong(1)
+              + " "
+              + (r.isNullAt(2) ? "null" : new java.util.TreeMap<>(r.<String, Long>getJavaMap(2))));
+    }
+    return out;
+  }
+
   @Test
   void theReturningSourcesEventsBehindTheWatermarkAreDroppedAndRestatedByCorrect() {
     assertThat(idle.droppedIds()).containsExactly("b3");
     assertThat(idle.silverDropped).isEqualTo(1);
     assertThat(idle.goldDropped).isZero();
+    // counted for b, the source they came from (each step: a micro-batch with data, then the
+    // no-data one that moves the watermark)
+    assertThat(silverDropsBySource(idle))
+        .containsExactly(
+            "0 0 {a=0, b=0}",
+            "1 0 {a=0, b=0}",
+            "2 0 {a=0, b=0}",
+            "3 0 {a=0, b=0}",
+            "4 0 {a=0, b=0}",
+            "5 0 {a=0, b=0}",
+            "6 0 {a=0, b=0}",
+            "7 0 {a=0, b=0}",
+            "8 1 {a=0, b=1}",
+            "9 0 {a=0, b=0}");
     assertThat(idle.gold()).contains("/b 2024-05-14T10:05:00Z 1 1");
 
     CorrectionConfig cc = CorrectionConfig.fromConfig(idle.config);

@@ -312,6 +312,7 @@ class ProfileJobTest extends SparkTestBase {
               0L,
               null,
               null,
+              null,
               null));
     }
     spark

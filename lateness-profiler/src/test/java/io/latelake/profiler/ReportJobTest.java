@@ -90,6 +90,7 @@ class ReportJobTest extends SparkTestBase {
               0L,
               null,
               null,
+              null,
               null));
     }
     spark

@@ -57,8 +57,12 @@ public final class SilverTransforms {
       out.add(col(f));
     }
     out.add(lateness().as("lateness_s"));
-    return SourceInputs.watermarked(bronze, delay, sources, col("error").isNull())
-        .dropDuplicatesWithinWatermark("event_id")
+    Dataset<Row> deduplicated =
+        SourceInputs.watermarked(bronze, delay, sources, col("error").isNull())
+            .dropDuplicatesWithinWatermark("event_id");
+    // with sources listed: the rows of each that left the deduplication, for the dropped rows per
+    // source (SourceInputs.droppedBySource; an observation, no state)
+    return SourceInputs.observeBySource(deduplicated, SourceInputs.SOURCE_OUT, sources.listed())
         .select(out.toArray(Column[]::new));
   }
 

@@ -93,6 +93,10 @@ final class ColumnDocs {
               "watermark_delay_ms",
               "Watermark delay the query ran with in this micro-batch, milliseconds."),
           Map.entry("rows_dropped_by_watermark", "Rows dropped as behind the watermark."),
+          Map.entry(
+              "dropped_by_source",
+              "Silver with lake.sources: rows dropped as behind the watermark per source; null "
+                  + "when the split is not known (see docs/sources.md)."),
           Map.entry("run_id", "Id of the job run."),
           Map.entry("metric", "Gold metric name."),
           Map.entry("keys", "Group-by values of the row (JSON)."),

@@ -151,13 +151,14 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
       watermarkByRun.put(p.runId(), f.watermark());
     }
     LOG.info(
-        "[{}] micro-batch {}: {} input rows, watermark {}, {} dropped by watermark, "
+        "[{}] micro-batch {}: {} input rows, watermark {}, {} dropped by watermark{}, "
             + "{} duplicates dropped, {} state rows, {} ms",
         p.name(),
         p.batchId(),
         f.inputRows(),
         f.watermark() == null ? "none" : f.watermark(),
         f.dropped(),
+        f.dropped() > 0 && f.droppedBySource() != null ? " " + f.droppedBySource() : "",
         f.duplicates(),
         f.stateRows(),
         f.triggerMs());

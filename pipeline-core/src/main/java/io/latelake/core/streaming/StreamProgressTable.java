@@ -32,7 +32,11 @@ import org.apache.spark.sql.types.StructType;
  * {@code ingested_at}, so this column tells which bronze rows each silver micro-batch read: the
  * watermark replay of the lateness profiler cuts bronze into silver's micro-batches with it. {@code
  * watermark_delay_ms} long (the watermark delay the query ran with, silver and gold; null for
- * bronze, recovered rows, and rows written before the column existed).
+ * bronze, recovered rows, and rows written before the column existed), {@code dropped_by_source}
+ * map&lt;string, long&gt; (silver with {@code lake.sources}: the rows dropped by the watermark per
+ * listed source, and {@code (unlisted)} for other sources' rows, by the rule of {@link
+ * SourceInputs#droppedBySource}; null when no source is listed, for gold and bronze, when the split
+ * is not known, for recovered rows, and for rows written before the column existed).
  */
 public final class StreamProgressTable {
   private StreamProgressTable() {}
@@ -62,7 +66,10 @@ public final class StreamProgressTable {
           .add("rows_dropped_duplicates", DataTypes.LongType)
           .add("recovery", DataTypes.StringType)
           .add("input_ingested_until", DataTypes.TimestampType)
-          .add("watermark_delay_ms", DataTypes.LongType);
+          .add("watermark_delay_ms", DataTypes.LongType)
+          .add(
+              "dropped_by_source",
+              DataTypes.createMapType(DataTypes.StringType, DataTypes.LongType));
 
   /**
    * Properties of a new {@code monitoring.stream_progress}: a Delta checkpoint every 100 commits
@@ -84,7 +91,8 @@ public final class StreamProgressTable {
       long stateRows,
       long triggerMs,
       long addBatchMs,
-      Timestamp ingestedUntil) {
+      Timestamp ingestedUntil,
+      java.util.Map<String, Long> droppedBySource) {
     static Figures of(StreamingQueryProgress p) {
       long dropped = 0;
       long duplicates = 0;
@@ -109,7 +117,8 @@ public final class StreamProgressTable {
           stateRows,
           duration(p, "triggerExecution"),
           duration(p, "addBatch"),
-          SourceInputs.ingestedUntil(p));
+          SourceInputs.ingestedUntil(p),
+          SourceInputs.droppedBySource(p, dropped, duplicates).orElse(null));
     }
 
     private static long duration(StreamingQueryProgress p, String key) {
@@ -140,7 +149,8 @@ public final class StreamProgressTable {
         f.duplicates(),
         null,
         f.ingestedUntil(),
-        watermarkDelayMs);
+        watermarkDelayMs,
+        f.droppedBySource());
   }
 
   /**
@@ -176,6 +186,7 @@ public final class StreamProgressTable {
         Timestamp.from(Instant.now()),
         null,
         recovery,
+        null,
         null,
         null);
   }
