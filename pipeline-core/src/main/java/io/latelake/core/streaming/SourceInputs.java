@@ -75,6 +75,10 @@ public final class SourceInputs {
     if (new HashSet<>(sources).size() != sources.size()) {
       throw LakeConfigException.invalid(KEY, sources, "a source must not be listed twice");
     }
+    if (sources.contains(UNLISTED)) {
+      throw LakeConfigException.invalid(
+          KEY, sources, "'" + UNLISTED + "' is the name of the other sources' rows");
+    }
     return sources;
   }
 
@@ -102,8 +106,9 @@ public final class SourceInputs {
    * that arrive more than about {@code I} + delay after their event time are dropped and left to
    * the correction path: {@code I} + delay must exceed the source's usual lateness (its p99 in
    * {@code monitoring.lateness_stats}). Without idle timeouts no marker is made; with sources
-   * listed the last input also counts the rows read ({@value #INPUT_ROWS}, no state: existing
-   * checkpoints continue).
+   * listed the last input also counts the rows read ({@value #INPUT_ROWS}), and the union counts
+   * the rows of each source that go on ({@value #SOURCE_IN}, for {@link #droppedBySource}): no
+   * state, existing checkpoints continue.
    *
    * @param in rows with {@code event_time} and {@code enqueued_time} (timestamps, and optionally
    *     {@code ingested_at}) and {@code source} (string)
@@ -193,8 +198,11 @@ public final class SourceInputs {
    *   <li>no duplicate was removed: each source's dropped rows = its rows in − rows out, exactly;
    *   <li>duplicates were removed but only one source lost rows: that source's dropped rows are all
    *       of the micro-batch's, the others' 0;
+   *   <li>nothing was dropped: 0 for every source;
    *   <li>otherwise the split is not known: empty (the total stays in {@code
-   *       rows_dropped_by_watermark}).
+   *       rows_dropped_by_watermark}). So is it when the counts do not add up to the rows Spark
+   *       removed (dropped + duplicates): observations are accumulators, which a task run again can
+   *       count twice.
    * </ul>
    *
    * @param dropped the micro-batch's rows dropped by the watermark (Spark)
@@ -223,12 +231,20 @@ public final class SourceInputs {
       return java.util.Optional.empty();
     }
     java.util.Map<String, Long> lost = new java.util.LinkedHashMap<>();
-    for (String s : in.schema().fieldNames()) {
-      long read = in.isNullAt(in.fieldIndex(s)) ? 0 : in.getLong(in.fieldIndex(s));
-      long kept = out.isNullAt(out.fieldIndex(s)) ? 0 : out.getLong(out.fieldIndex(s));
-      if (!s.equals(UNLISTED) || read > 0) {
-        lost.put(s, read - kept);
+    long total = 0;
+    String[] names = in.schema().fieldNames();
+    for (int i = 0; i < names.length; i++) {
+      long read = in.isNullAt(i) ? 0 : in.getLong(i);
+      long kept = out.isNullAt(i) ? 0 : out.getLong(i);
+      total += read - kept;
+      if (!names[i].equals(UNLISTED) || read > 0) {
+        lost.put(names[i], read - kept);
       }
+    }
+    // Observations are accumulators: a task run again (a lost shuffle file) may count twice. Only
+    // counts that add up to what Spark removed are split.
+    if (total != dropped + duplicates) {
+      return java.util.Optional.empty();
     }
     if (duplicates == 0) {
       return java.util.Optional.of(lost);

@@ -43,6 +43,12 @@ class DroppedBySourceTest {
   }
 
   @Test
+  void countsThatDoNotAddUpToWhatSparkRemovedAreNotSplit() {
+    // a task run again counted b's rows twice on the way in: 3 lost, Spark removed 2
+    assertThat(SourceInputs.droppedBySource(counts(5, 4, 0), counts(5, 1, 0), 2, 0)).isEmpty();
+  }
+
+  @Test
   void aQueryWithoutBothObservationsHasNoSplit() {
     assertThat(SourceInputs.droppedBySource(counts(5, 4, 0), null, 1, 0)).isEmpty();
     assertThat(SourceInputs.droppedBySource(null, null, 0, 0)).isEmpty();

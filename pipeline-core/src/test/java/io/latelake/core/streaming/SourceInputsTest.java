@@ -30,6 +30,15 @@ class SourceInputsTest {
   }
 
   @Test
+  void theNameOfTheOtherSourcesRowsCannotBeListed() {
+    assertThatThrownBy(() -> sources("[a, \"(unlisted)\"]"))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value '[a, (unlisted)]' for key 'lake.sources': '(unlisted)' is the name of"
+                + " the other sources' rows");
+  }
+
+  @Test
   void aBlankSourceIsRefused() {
     assertThatThrownBy(() -> sources("[a, \"\"]"))
         .isInstanceOf(LakeConfigException.class)
