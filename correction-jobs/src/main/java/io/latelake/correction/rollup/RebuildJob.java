@@ -28,13 +28,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Rebuilds the settled daily totals {@code gold.daily_<metric>} (schema: {@code event_date} date,
- * partition column; group-by columns; measures) for a validated range of event dates — local days
- * of {@code lake.correction.rollup-time-zone} (default UTC; recorded in the table property {@value
- * RollupPeriod#ZONE_PROPERTY}) — from bronze (valid rows, exact dedup on {@code event_id} over
- * every copy within {@code lake.correction.dedup-horizon}, {@link Rollups#daily}) with Delta {@code
- * replaceWhere} on the {@code event_date} partitions. A day whose correct content is empty keeps no
- * row (the replaceWhere removes it). The predicate is built from parsed {@link LocalDate}s ({@link
+ * Rebuilds the settled daily totals {@code gold.daily_<metric>} (schema: {@code event_date} date;
+ * group-by columns; measures; no partitions, clustered by {@code event_date}, deletion vectors on)
+ * for a validated range of event dates — local days of {@code lake.correction.rollup-time-zone}
+ * (default UTC; recorded in the table property {@value RollupPeriod#ZONE_PROPERTY}) — from bronze
+ * (valid rows, exact dedup on {@code event_id} over every copy within {@code
+ * lake.correction.dedup-horizon}, {@link Rollups#daily}) with Delta {@code replaceWhere} on {@code
+ * event_date}: Delta removes the range's rows (deletion vectors in the files that hold other days
+ * too) and adds the new ones in one commit, so it stays exact without a partition a day. A rebuild
+ * writes one file per {@value #ROWS_PER_FILE} rows ({@link #inFiles}), so 21 years of days make one
+ * file, not 7,300 folders. A table of the earlier layout (partitioned by {@code event_date}) is
+ * written as it is, with a warning. A day whose correct content is empty keeps no row (the
+ * replaceWhere removes it). The predicate is built from parsed {@link LocalDate}s ({@link
  * DayRange#predicate}). When the recomputed days equal the table, nothing is written, so a second
  * run leaves the table (and its version) as the first left it.
  */
@@ -123,12 +128,21 @@ public final class RebuildJob extends CorrectionAction<RangeSpec, RebuildJob.Res
     StructType schema = fresh.schema();
     LakeReads.requireZone(spark, path, "gold.daily_" + metric.name(), zone);
     LakeReads.requireColumns(spark, path, "gold.daily_" + metric.name(), metric, schema);
-    DeltaTables.createIfNotExists(
+    DeltaTables.createClusteredIfNotExists(
         spark,
         path,
         schema,
         List.of("event_date"),
-        Map.of(RollupPeriod.ZONE_PROPERTY, zone.getId()));
+        Map.of(RollupPeriod.ZONE_PROPERTY, zone.getId(), "delta.enableDeletionVectors", "true"));
+    boolean partitioned = DeltaTables.partitionColumns(spark, path).contains("event_date");
+    if (partitioned) {
+      LOG.warn(
+          "gold.daily_{} at {} is partitioned by event_date (one folder and at least one file a "
+              + "day, the layout before 0.9); it still works. For few large files, move it aside "
+              + "and rebuild it over the whole range: it is then created clustered by event_date",
+          metric.name(),
+          path);
+    }
     Dataset<Row> existing =
         spark
             .read()
@@ -151,13 +165,15 @@ public final class RebuildJob extends CorrectionAction<RangeSpec, RebuildJob.Res
       Dataset<Row> rows = fresh.persist();
       try {
         written = rows.count();
+        Dataset<Row> files = partitioned ? rows : inFiles(rows, written);
         String predicate = range.predicate("event_date");
         DeltaRetry.run(
             "replaceWhere of gold.daily_" + metric.name(),
             config.maxCommitAttempts(),
             config.retryBackoff(),
             () -> {
-              rows.write()
+              files
+                  .write()
                   .format("delta")
                   .mode("overwrite")
                   .option("replaceWhere", predicate)
@@ -179,4 +195,18 @@ public final class RebuildJob extends CorrectionAction<RangeSpec, RebuildJob.Res
         written);
     return new MetricResult(metric.name(), List.copyOf(changed), written);
   }
+
+  /**
+   * The rows of a rebuild in {@code ceil(count / }{@value #ROWS_PER_FILE}{@code )} tasks, so in as
+   * many data files, each a contiguous range of event dates (a range partitioning on {@code
+   * event_date}; one file needs no shuffle): a later {@code replaceWhere} of some days skips the
+   * files of the other days by their statistics and marks the replaced rows in deletion vectors.
+   */
+  private static Dataset<Row> inFiles(Dataset<Row> rows, long count) {
+    int files = (int) Math.max(1, Math.min(10_000, (count + ROWS_PER_FILE - 1) / ROWS_PER_FILE));
+    return files == 1 ? rows.coalesce(1) : rows.repartitionByRange(files, col("event_date"));
+  }
+
+  /** Daily rows a data file of a rebuild holds at most (a few tens of MB of Parquet). */
+  static final long ROWS_PER_FILE = 1_000_000;
 }

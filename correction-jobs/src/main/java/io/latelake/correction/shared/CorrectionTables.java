@@ -37,7 +37,7 @@ import org.apache.spark.sql.types.StructType;
  *                                  first_changed, last_changed date, changed array&lt;date&gt;
  *                                  (days rebuilt / period starts cascaded that changed),
  *                                  rows_written long, run_at timestamp
- * gold.daily_&lt;metric&gt;            event_date date (partition), group-by, measures
+ * gold.daily_&lt;metric&gt;            event_date date (clustering), group-by, measures
  * gold.weekly_&lt;metric&gt;           week_start date (ISO week's Monday), iso_year int, iso_week int,
  *                                  group-by, measures, days long, updated_at timestamp
  * gold.monthly_&lt;metric&gt;          month_start date (the 1st), year int, month int, group-by,

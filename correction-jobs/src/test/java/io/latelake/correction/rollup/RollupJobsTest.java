@@ -217,6 +217,123 @@ class RollupJobsTest extends SparkTestBase {
         .containsExactly("2024-11-03 p 4 14", "2024-11-04 p 1 6");
   }
 
+  /**
+   * The daily table's layout: 3 years of days (one event a day, 1,095 days) rebuilt into one data
+   * file of a table clustered by event_date, not 1,095 partition folders; replacing one day marks
+   * its row in a deletion vector and keeps one file; a table of the earlier layout (partitioned by
+   * event_date) is still rebuilt, in one file a day.
+   */
+  @Test
+  void aRebuildOfYearsWritesOneClusteredFileAndATableOfTheEarlierLayoutKeepsItsPartitions() {
+    Path root = tmp.resolve("lake");
+    TableRegistry tables = new TableRegistry(root.toString());
+    CorrectionConfig utc = config(root, "UTC");
+    LocalDate first = LocalDate.parse("2021-01-01");
+    List<Row> bronze = new ArrayList<>();
+    for (int d = 0; d < 1_095; d++) {
+      String t = first.plusDays(d) + "T12:00:00Z";
+      bronze.add(TransformsTest.kafka("e" + d, t, t, 0, d, "p", d));
+    }
+    spark
+        .createDataFrame(bronze, TransformsTest.BRONZE)
+        .write()
+        .format("delta")
+        .save(tables.bronzeEvents());
+    DayRange years = days("2021-01-01", "2023-12-31");
+    String daily = tables.gold("daily_page_5m");
+
+    new RebuildJob(JobContext.start(spark, tables), new RangeSpec(utc, utc.metrics(), years)).run();
+    assertThat(layout(daily)).isEqualTo("files 1, partitions [], clustering [event_date]");
+    String firstFile = fileOf(daily, "2022-05-30");
+    assertThat(rows(daily, "cast(count(*) as string)")).containsExactly("1095");
+    assertThat(LakeReads.tableProperty(spark, daily, "delta.enableDeletionVectors"))
+        .contains("true");
+
+    // 2022-06-01's event was a retry: its first copy arrived on 2022-05-31. One day replaced.
+    spark
+        .createDataFrame(
+            List.of(
+                TransformsTest.kafka(
+                    "e516", "2022-05-31T12:00:00Z", "2022-05-31T11:00:00Z", 0, 5_000, "p", 516)),
+            TransformsTest.BRONZE)
+        .write()
+        .format("delta")
+        .mode("append")
+        .save(tables.bronzeEvents());
+    RebuildJob.Result r =
+        new RebuildJob(
+                JobContext.start(spark, tables),
+                new RangeSpec(utc, utc.metrics(), days("2022-05-31", "2022-06-01")))
+            .run();
+    assertThat(r.metrics().get(0).changedDays())
+        .containsExactly(LocalDate.parse("2022-05-31"), LocalDate.parse("2022-06-01"));
+    assertThat(rows(daily, "concat_ws(' ', event_date, events, value_sum)"))
+        .hasSize(1_094)
+        .contains("2022-05-30 1 514", "2022-05-31 2 1031", "2022-06-02 1 517")
+        .noneMatch(d -> d.startsWith("2022-06-01"));
+    assertThat(layout(daily)).isEqualTo("files 2, partitions [], clustering [event_date]");
+    // The other 1,093 days stay in the first file (their replaced neighbours are marked deleted in
+    // its deletion vector, not copied into a new file).
+    assertThat(fileOf(daily, "2022-05-30"))
+        .isEqualTo(firstFile)
+        .isEqualTo(fileOf(daily, "2023-12-31"));
+    assertThat(fileOf(daily, "2022-05-31")).isNotEqualTo(firstFile);
+
+    // The earlier layout: one partition folder (and file) a day, still rebuilt exactly.
+    Path oldRoot = tmp.resolve("old-lake");
+    TableRegistry old = new TableRegistry(oldRoot.toString());
+    spark
+        .read()
+        .format("delta")
+        .load(tables.bronzeEvents())
+        .write()
+        .format("delta")
+        .save(old.bronzeEvents());
+    String oldDaily = old.gold("daily_page_5m");
+    spark
+        .read()
+        .format("delta")
+        .load(daily)
+        .limit(0)
+        .write()
+        .format("delta")
+        .partitionBy("event_date")
+        .save(oldDaily);
+    CorrectionConfig oldUtc = config(oldRoot, "UTC");
+    new RebuildJob(JobContext.start(spark, old), new RangeSpec(oldUtc, oldUtc.metrics(), years))
+        .run();
+    assertThat(layout(oldDaily)).isEqualTo("files 1094, partitions [event_date], clustering []");
+    assertThat(rows(oldDaily, "concat_ws(' ', event_date, events, value_sum)"))
+        .isEqualTo(rows(daily, "concat_ws(' ', event_date, events, value_sum)"));
+  }
+
+  /** The name of the data file that holds {@code day}'s row in the daily table at {@code path}. */
+  private String fileOf(String path, String day) {
+    return spark
+        .read()
+        .format("delta")
+        .load(path)
+        .where("event_date = DATE'" + day + "'")
+        .selectExpr("_metadata.file_name")
+        .as(Encoders.STRING())
+        .first();
+  }
+
+  /** The data files, partition and clustering columns of the Delta table at {@code path}. */
+  private String layout(String path) {
+    Row d =
+        io.delta.tables.DeltaTable.forPath(spark, path)
+            .detail()
+            .select("numFiles", "partitionColumns", "clusteringColumns")
+            .first();
+    return "files "
+        + d.getLong(0)
+        + ", partitions "
+        + d.getList(1)
+        + ", clustering "
+        + d.getList(2);
+  }
+
   @Test
   void aFixedOffsetOrAnUnknownZoneIsRefused() {
     assertThatThrownBy(() -> config(tmp, "-05:00"))

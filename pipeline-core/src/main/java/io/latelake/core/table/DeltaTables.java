@@ -34,7 +34,42 @@ public final class DeltaTables {
       StructType schema,
       List<String> partitionBy,
       Map<String, String> properties) {
-    createIfNotExists(spark, path, schema, partitionBy, properties, CREATE_ATTEMPTS);
+    createIfNotExists(spark, path, schema, partitionBy, List.of(), properties, CREATE_ATTEMPTS);
+  }
+
+  /**
+   * As {@link #createIfNotExists(SparkSession, String, StructType, List, Map)} for a table without
+   * partitions whose files Delta's liquid clustering keeps ordered by {@code clusterBy} (Delta's
+   * {@code CLUSTER BY}: {@code OPTIMIZE} clusters them; writes are not reordered). A filter or a
+   * {@code replaceWhere} on those columns skips files by their statistics, without one folder per
+   * value.
+   *
+   * @param clusterBy clustering columns (1 to 4)
+   */
+  public static void createClusteredIfNotExists(
+      SparkSession spark,
+      String path,
+      StructType schema,
+      List<String> clusterBy,
+      Map<String, String> properties) {
+    createIfNotExists(spark, path, schema, List.of(), clusterBy, properties, CREATE_ATTEMPTS);
+  }
+
+  /**
+   * @return the table's partition columns (empty when it has none or no table is at {@code path})
+   */
+  public static List<String> partitionColumns(SparkSession spark, String path) {
+    if (!exists(spark, path)) {
+      return List.of();
+    }
+    return DeltaTable.forPath(spark, path)
+        .detail()
+        .select("partitionColumns")
+        .first()
+        .getList(0)
+        .stream()
+        .map(String::valueOf)
+        .toList();
   }
 
   /** As above, trying at most {@code attempts} times (tests: fewer). */
@@ -43,6 +78,7 @@ public final class DeltaTables {
       String path,
       StructType schema,
       List<String> partitionBy,
+      List<String> clusterBy,
       Map<String, String> properties,
       int attempts) {
     if (exists(spark, path)) {
@@ -54,6 +90,9 @@ public final class DeltaTables {
     }
     if (!partitionBy.isEmpty()) {
       b = b.partitionedBy(partitionBy.toArray(String[]::new));
+    }
+    if (!clusterBy.isEmpty()) {
+      b = b.clusterBy(clusterBy.toArray(String[]::new));
     }
     for (Map.Entry<String, String> p : properties.entrySet()) {
       b = b.property(p.getKey(), p.getValue());

@@ -75,7 +75,7 @@ class DeltaTablesTest extends SparkTestBase {
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () ->
                 DeltaTables.createIfNotExists(
-                    spark, plain.toString(), schema, List.of(), java.util.Map.of(), 2))
+                    spark, plain.toString(), schema, List.of(), List.of(), java.util.Map.of(), 2))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageStartingWith("Cannot create Delta table " + plain + ": [DELTA_");
     assertThat(Files.readString(plain.resolve("notes.txt"))).isEqualTo("not a table");
