@@ -115,41 +115,79 @@ public final class LatenessStats {
   }
 
   /**
-   * Whether each event would have been behind the watermark in arrival order: its event time is at
-   * or before (the largest event time among the same source's events enqueued strictly earlier) −
-   * delay. This is Spark's rule (a row is late when event time ≤ watermark, the watermark being max
-   * event time seen − delay) with the watermark moved after every arrival, the limit of small
-   * micro-batches; it counts what a watermark of {@code delay} drops, while "lateness &gt; delay"
-   * only bounds it from above — and misses the on-time events that a future-dated event pushes
-   * behind the watermark (case C10). Events enqueued before the profiled range are not seen, so the
-   * first arrivals of a range have a lower watermark than live. Computed with a window ordered by
-   * enqueued time per source (one sorted task per source).
+   * Adds {@code _behind} boolean: whether each event would have been behind the watermark in
+   * arrival order: its event time is at or before (the largest event time among the same source's
+   * events enqueued strictly earlier) − delay. This is Spark's rule (a row is late when event time
+   * ≤ watermark, the watermark being max event time seen − delay) with the watermark moved after
+   * every arrival, the limit of small micro-batches; it counts what a watermark of {@code delay}
+   * drops, while "lateness &gt; delay" only bounds it from above — and misses the on-time events
+   * that a future-dated event pushes behind the watermark (case C10). Events enqueued before the
+   * rows given are not seen, so the first arrivals of a range have a lower watermark than live.
    *
-   * @param delaySeconds the watermark delay, seconds
-   * @return a boolean column (false for the first arrival of a source)
-   */
-  public static Column behindWatermark(double delaySeconds) {
-    return behindWatermark(delaySeconds, lit(true));
-  }
-
-  /**
-   * {@link #behindWatermark(double)} where only the rows for which {@code events} holds are events
-   * (they alone move the watermark); the value on the other rows is meaningless. Lets one pass over
-   * every received copy flag the measured events without filtering the others out first.
+   * <p>How, without one sorted task per source: the rows are cut into {@value #BUCKET_SECONDS} s
+   * buckets of enqueued time. The largest event time enqueued strictly earlier is the larger of (a)
+   * the largest among the earlier rows of the same bucket (a window per source and bucket, ordered
+   * by enqueued time) and (b) the largest of all earlier buckets of the source (a running maximum
+   * over the per-bucket maxima: one row per source and bucket, then joined back). Equal to one
+   * window per source over all rows, row for row ({@code LatenessStatsTest}).
    *
+   * @param rows rows with {@code source}, {@code enqueued_time}, {@code event_time}
    * @param delaySeconds the watermark delay, seconds
-   * @param events which rows are events, e.g. {@link #measured}
+   * @param events which rows are events (they alone move the watermark), e.g. {@link #measured};
+   *     the flag on the other rows is meaningless
+   * @return {@code rows}' columns and {@code _behind} (false for a source's first event)
    */
-  public static Column behindWatermark(double delaySeconds, Column events) {
-    org.apache.spark.sql.expressions.WindowSpec earlier =
-        org.apache.spark.sql.expressions.Window.partitionBy(col("source"))
+  public static Dataset<Row> withBehindWatermark(
+      Dataset<Row> rows, double delaySeconds, Column events) {
+    Column eventMicros = when(events, unix_micros(col("event_time")));
+    Dataset<Row> bucketed =
+        rows.withColumn(
+            "_bucket",
+            org.apache.spark.sql.functions.floor(
+                unix_micros(col("enqueued_time")).divide(BUCKET_SECONDS * 1_000_000L)));
+    Dataset<Row> carried =
+        bucketed
+            .groupBy(col("source"), col("_bucket"))
+            .agg(max(eventMicros).as("_bucket_max"))
+            .select(
+                col("source").as("_c_source"),
+                col("_bucket").as("_c_bucket"),
+                max(col("_bucket_max"))
+                    .over(
+                        org.apache.spark.sql.expressions.Window.partitionBy(col("source"))
+                            .orderBy(col("_bucket"))
+                            .rowsBetween(
+                                org.apache.spark.sql.expressions.Window.unboundedPreceding(), -1))
+                    .as("_carried"));
+    org.apache.spark.sql.expressions.WindowSpec earlierInBucket =
+        org.apache.spark.sql.expressions.Window.partitionBy(col("source"), col("_bucket"))
             .orderBy(unix_micros(col("enqueued_time")))
             .rangeBetween(org.apache.spark.sql.expressions.Window.unboundedPreceding(), -1);
-    Column maxEarlier = max(when(events, unix_micros(col("event_time")))).over(earlier);
-    return org.apache.spark.sql.functions.coalesce(
-        unix_micros(col("event_time")).leq(maxEarlier.minus(Math.round(delaySeconds * 1e6))),
-        lit(false));
+    Column maxEarlier =
+        org.apache.spark.sql.functions.greatest(
+            col("_carried"), max(eventMicros).over(earlierInBucket));
+    List<String> columns = List.of(rows.columns());
+    return bucketed
+        .join(
+            carried,
+            col("source")
+                .eqNullSafe(col("_c_source"))
+                .and(col("_bucket").equalTo(col("_c_bucket"))),
+            "left")
+        .withColumn(
+            "_behind",
+            coalesce(
+                unix_micros(col("event_time"))
+                    .leq(maxEarlier.minus(Math.round(delaySeconds * 1e6))),
+                lit(false)))
+        .select(
+            java.util.stream.Stream.concat(columns.stream(), java.util.stream.Stream.of("_behind"))
+                .map(org.apache.spark.sql.functions::col)
+                .toArray(Column[]::new));
   }
+
+  /** The width of {@link #withBehindWatermark}'s buckets of enqueued time: one hour. */
+  static final long BUCKET_SECONDS = 3_600;
 
   /**
    * @return (enqueued_time − event_time) in seconds, microsecond precision
@@ -192,14 +230,15 @@ public final class LatenessStats {
    *
    * <p>How: each row is counted in its day's group and in its source's group (the rows are emitted
    * once per group), with one {@code percentile_approx} per group at all {@link #summaryLevels}.
-   * The behind-the-watermark flag needs a source's rows in arrival order (a window per source,
-   * {@link #behindWatermark}), computed on the deduplicated rows before they are emitted per group:
-   * one chain of stages (scan, dedup, arrival-order window, aggregation). An earlier version
-   * counted it in a second branch joined on the group, and Spark ran that branch's scan, dedup and
-   * aggregation a second time (bench, 5M rows of one source: 35.3 s in two chains of stages side by
-   * side; now 33.2 s in one, with half the CPU time). What bounds it: the arrival-order window
-   * sorts each source's rows in one task (14 s of that pass), then the percentiles at all levels;
-   * spreading the window's output over the tasks before aggregating made the pass slower (37.5 s).
+   * The behind-the-watermark flag needs a source's rows in arrival order ({@link
+   * #withBehindWatermark}: a window per source and hour of arrival, and the running maximum of the
+   * hours before), computed on the deduplicated rows before they are emitted per group. An earlier
+   * version counted it in a second branch joined on the group, and Spark ran that branch's scan,
+   * dedup and aggregation a second time (bench, 5M rows of one source: 35.3 s in two chains of
+   * stages side by side; 33.2 s in one, with half the CPU time). Until the hour buckets, the
+   * arrival-order window sorted each source's rows in one task (14 s of that 5M pass), which no
+   * number of cores could shorten; on 2 local cores with one source the buckets change nothing
+   * measurable (bench, 1M events: profile 9.31 s before, 9.76 s after, scan 0.31/0.33 s).
    *
    * <p>Measured rows ({@link #measured}) as in {@link #stats}. Output (seconds, UTC): {@code
    * source} string, {@code arrival_day} date (null: the group over all days), {@code n} long,
@@ -232,7 +271,8 @@ public final class LatenessStats {
     // each row once in its day's group and once in its source's group over all days (null day)
     Column groups = explode(array(col("arrival_day"), lit(null).cast(DataTypes.DateType)));
     return arrivals
-        .withColumn("_behind", m.and(behindWatermark(wm, m)))
+        .transform(rows -> withBehindWatermark(rows, wm, m))
+        .withColumn("_behind", m.and(col("_behind")))
         .select(col("*"), groups.as("_day"))
         .groupBy(col("source"), col("_day").as("arrival_day"))
         .agg(

@@ -260,4 +260,91 @@ class LatenessStatsTest extends SparkTestBase {
                 r.getAs("redelivery_share")))
         .containsExactly(4L, 50.0, 1.0, 70.0, 3L, 3.0 / 7);
   }
+
+  /**
+   * The behind-the-watermark flag in hour buckets of arrival equals one window per source over all
+   * rows: the watermark carries over hour boundaries, a row exactly at it is behind, rows enqueued
+   * at the same instant do not see each other, a Kafka CreateTime row does not move it, and each
+   * source has its own. Delay 30 s.
+   */
+  @Test
+  void behindTheWatermarkCarriesAcrossHoursOfArrivalPerSource() {
+    List<Row> rows =
+        List.of(
+            Fixtures.row("w1", "2024-05-14T10:59:00Z", "2024-05-14T10:59:30Z", null, "web", null),
+            Fixtures.row("w7", "2024-05-14T10:00:00Z", "2024-05-14T10:59:30Z", null, "web", null),
+            // next hour: 10:58 is at or before 10:59 − 30 s
+            Fixtures.row("w2", "2024-05-14T10:58:00Z", "2024-05-14T11:00:05Z", null, "web", null),
+            // two hours on, exactly at the watermark (10:58:30): behind
+            Fixtures.row("w3", "2024-05-14T10:58:30Z", "2024-05-14T12:30:00Z", null, "web", null),
+            Fixtures.row("w4", "2024-05-14T10:58:31Z", "2024-05-14T12:30:01Z", null, "web", null),
+            // the producer's clock (CreateTime): not an event, moves nothing
+            Fixtures.row("w5", "2024-05-14T13:00:00Z", "2024-05-14T12:30:02Z", 0, "web", null),
+            Fixtures.row("w6", "2024-05-14T10:58:40Z", "2024-05-14T12:45:00Z", null, "web", null),
+            // gw has its own watermark: first is never behind, then 09:59 ≤ 10:00 − 30 s
+            Fixtures.row("g1", "2024-05-14T10:00:00Z", "2024-05-14T12:00:00Z", null, "gw", null),
+            Fixtures.row("g2", "2024-05-14T09:59:00Z", "2024-05-14T13:00:00Z", null, "gw", null));
+    Dataset<Row> arrivals = LatenessStats.arrivals(Fixtures.bronze(spark, rows));
+    Dataset<Row> flagged =
+        LatenessStats.withBehindWatermark(arrivals, 30, LatenessStats.measured())
+            .filter(LatenessStats.measured());
+    assertThat(
+            flagged
+                .selectExpr("concat_ws(' ', source, date_format(event_time, 'HH:mm:ss'), _behind)")
+                .as(org.apache.spark.sql.Encoders.STRING())
+                .collectAsList()
+                .stream()
+                .sorted()
+                .toList())
+        .containsExactly(
+            "gw 09:59:00 true", // g2
+            "gw 10:00:00 false", // g1
+            "web 10:00:00 false", // w7
+            "web 10:58:00 true", // w2
+            "web 10:58:30 true", // w3
+            "web 10:58:31 false", // w4
+            "web 10:58:40 false", // w6
+            "web 10:59:00 false"); // w1
+    // the same as one window per source ordered by enqueued time over every row (event times are
+    // unique per source here)
+    org.apache.spark.sql.expressions.WindowSpec earlier =
+        org.apache.spark.sql.expressions.Window.partitionBy("source")
+            .orderBy(
+                org.apache.spark.sql.functions.unix_micros(
+                    org.apache.spark.sql.functions.col("enqueued_time")))
+            .rangeBetween(org.apache.spark.sql.expressions.Window.unboundedPreceding(), -1);
+    Dataset<Row> perSource =
+        arrivals
+            .withColumn(
+                "_one",
+                org.apache.spark.sql.functions.coalesce(
+                    org.apache
+                        .spark
+                        .sql
+                        .functions
+                        .expr("unix_micros(event_time)")
+                        .leq(
+                            org.apache
+                                .spark
+                                .sql
+                                .functions
+                                .max(
+                                    org.apache.spark.sql.functions.when(
+                                        LatenessStats.measured(),
+                                        org.apache.spark.sql.functions.expr(
+                                            "unix_micros(event_time)")))
+                                .over(earlier)
+                                .minus(30_000_000L)),
+                    org.apache.spark.sql.functions.lit(false)))
+            .filter(LatenessStats.measured());
+    assertThat(
+            flagged
+                .join(
+                    perSource,
+                    scala.jdk.javaapi.CollectionConverters.asScala(List.of("source", "event_time"))
+                        .toSeq())
+                .filter("_behind <> _one")
+                .count())
+        .isZero();
+  }
 }

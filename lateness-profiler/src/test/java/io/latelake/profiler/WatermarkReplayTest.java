@@ -94,8 +94,7 @@ class WatermarkReplayTest extends SparkTestBase {
     // (behind e4 − 10 s).
     Dataset<Row> arrivals = LatenessStats.arrivals(threeBatches());
     long perArrival =
-        arrivals
-            .withColumn("_behind", LatenessStats.behindWatermark(10, LatenessStats.measured()))
+        LatenessStats.withBehindWatermark(arrivals, 10, LatenessStats.measured())
             .filter("_behind")
             .count();
     assertThat(perArrival).isEqualTo(3);
