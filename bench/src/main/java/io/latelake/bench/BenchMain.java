@@ -72,6 +72,16 @@ public final class BenchMain implements Callable<Integer> {
   List<String> only = new ArrayList<>();
 
   @Option(
+      names = "--history-days",
+      paramLabel = "D",
+      defaultValue = "0",
+      description =
+          "Adds correct over D and 4 x D days of bronze history after a contiguous late batch "
+              + "(figures correction-history and correction-growth; part of the correction "
+              + "group); 0 leaves them out (default: ${DEFAULT-VALUE}).")
+  int historyDays;
+
+  @Option(
       names = "--repeats",
       paramLabel = "K",
       defaultValue = "3",
@@ -156,6 +166,10 @@ public final class BenchMain implements Callable<Integer> {
               + slices
               + " (at least 1)");
     }
+    if (historyDays < 0 || historyDays > 3_650) {
+      throw LakeConfigException.invalid(
+          "--history-days", Integer.toString(historyDays), "expected 0 to 3650 days");
+    }
     for (String g : only) {
       if (!Bench.GROUPS.contains(g)) {
         throw new LakeConfigException(
@@ -222,6 +236,7 @@ public final class BenchMain implements Callable<Integer> {
                   new LinkedHashSet<>(only),
                   dir,
                   (master, n) -> child(master, n, dir))
+              .historyDays(historyDays)
               .run();
       PrintWriter out = spec.commandLine().getOut();
       String master = spark.sparkContext().master();

@@ -205,7 +205,7 @@ public final class SyntheticEvents {
     write(lateBatch, landing.resolve("late-batch.json"));
   }
 
-  private static void write(List<Event> events, Path file) {
+  static void write(List<Event> events, Path file) {
     try {
       Files.createDirectories(file.getParent());
       Path tmp = file.resolveSibling("_" + file.getFileName() + ".tmp");

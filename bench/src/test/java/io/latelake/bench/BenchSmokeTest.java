@@ -36,6 +36,9 @@ class BenchSmokeTest {
           "fast-path-bound",
           "correction",
           "correction-bound",
+          "correction-history",
+          "correction-history-bound",
+          "correction-growth",
           "profile",
           "profile-bound",
           "scale-out",
@@ -65,6 +68,9 @@ class BenchSmokeTest {
             // below runs the same code.
             "--warm-up",
             "0",
+            // correct over 1 and 4 days of bronze history
+            "--history-days",
+            "1",
             "--work",
             tmp.resolve("work").toString(),
             "--results",
@@ -110,5 +116,11 @@ class BenchSmokeTest {
     assertThat(names).containsExactlyElementsOf(FIGURES);
     assertThat(json.get("figures").get(FIGURES.indexOf("correction")).get("note").asText())
         .contains("output identical");
+    assertThat(json.get("figures").get(FIGURES.indexOf("correction-history")).get("note").asText())
+        .contains("over 1 days of bronze history")
+        .endsWith("; output identical");
+    assertThat(json.get("figures").get(FIGURES.indexOf("correction-growth")).get("note").asText())
+        .contains("over 4 vs 1 days of history")
+        .containsPattern("the full recompute grew [0-9]+\\.[0-9]{2}×$");
   }
 }
