@@ -77,8 +77,8 @@ public final class BenchMain implements Callable<Integer> {
       defaultValue = "0",
       description =
           "Adds correct over D and 4 x D days of bronze history after a contiguous late batch "
-              + "(figures correction-history and correction-growth; part of the correction "
-              + "group); 0 leaves them out (default: ${DEFAULT-VALUE}).")
+              + "(figures correction-history, correction-history-bound and correction-growth, "
+              + "in the correction group); 0 leaves them out (default: ${DEFAULT-VALUE}).")
   int historyDays;
 
   @Option(
@@ -169,6 +169,12 @@ public final class BenchMain implements Callable<Integer> {
     if (historyDays < 0 || historyDays > 3_650) {
       throw LakeConfigException.invalid(
           "--history-days", Integer.toString(historyDays), "expected 0 to 3650 days");
+    }
+    if (historyDays > 0 && !only.isEmpty() && !only.contains("correction")) {
+      throw LakeConfigException.invalid(
+          "--history-days",
+          Integer.toString(historyDays),
+          "its figures belong to the correction group, which --only leaves out");
     }
     for (String g : only) {
       if (!Bench.GROUPS.contains(g)) {

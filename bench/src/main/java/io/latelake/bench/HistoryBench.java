@@ -111,8 +111,8 @@ final class HistoryBench {
 
   /**
    * Extends bronze to {@code total} days of history (the copies shifted by {@code days .. total −
-   * 1} days, written one ingest date per task so each data file holds one day), then runs {@code
-   * correct} once, untimed.
+   * 1} days; the rows are shuffled by ingest date and bronze is partitioned by it, so each data
+   * file holds one day), then runs {@code correct} once, untimed.
    */
   void extendTo(int total) {
     if (total <= days) {

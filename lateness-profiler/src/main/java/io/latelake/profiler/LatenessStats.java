@@ -310,7 +310,7 @@ public final class LatenessStats {
    * skew), {@code beyond_watermark_count}/{@code _share} (lateness &gt; watermark delay: what the
    * watermark drops, bounded from above when clocks are not skewed), {@code
    * behind_watermark_count}/ {@code _share} (behind the watermark in arrival order, {@link
-   * #behindWatermark}: what it drops), {@code beyond_correction_count}/{@code _share} (lateness
+   * #withBehindWatermark}: what it drops), {@code beyond_correction_count}/{@code _share} (lateness
    * &gt; {@code lake.correction.horizon}: arrived after the window was settled), {@code
    * after_publish_count}/{@code _share} (enqueued after the publish time of the event's own UTC day
    * = day start + publish-after), {@code create_time_count} long (events with Kafka CreateTime:
@@ -415,8 +415,8 @@ public final class LatenessStats {
    * {@code configured_beyond_share} double (events with lateness &gt; the configured value: an
    * upper bound of the watermark's drops, or never corrected), {@code configured_dropped_count}
    * long and {@code configured_dropped_share} double (watermark rows only: behind the configured
-   * watermark in arrival order, {@link #behindWatermark} — what it would have dropped; null on the
-   * correction row), {@code computed_at} timestamp.
+   * watermark in arrival order, {@link #withBehindWatermark} — what it would have dropped; null on
+   * the correction row), {@code computed_at} timestamp.
    */
   public static Dataset<Row> advice(
       Dataset<Row> summary, DayRange range, ProfilerConfig cfg, Instant computedAt) {

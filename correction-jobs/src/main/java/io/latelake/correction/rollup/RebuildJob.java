@@ -36,10 +36,10 @@ import org.slf4j.LoggerFactory;
  * lake.correction.dedup-horizon}, {@link Rollups#daily}) with Delta {@code replaceWhere} on {@code
  * event_date}: Delta removes the range's rows (deletion vectors in the files that hold other days
  * too) and adds the new ones in one commit, so it stays exact without a partition a day. A rebuild
- * writes one file per {@value #ROWS_PER_FILE} rows ({@link #inFiles}), so 21 years of days make one
- * file, not 7,300 folders. A table of the earlier layout (partitioned by {@code event_date}) is
- * written as it is, with a warning. A day whose correct content is empty keeps no row (the
- * replaceWhere removes it). The predicate is built from parsed {@link LocalDate}s ({@link
+ * writes one file per {@value #ROWS_PER_FILE} rows ({@link #inFiles}), so 20 years of days (7,300)
+ * make one file, not 7,300 folders. A table of the earlier layout (partitioned by {@code
+ * event_date}) is written as it is, with a warning. A day whose correct content is empty keeps no
+ * row (the replaceWhere removes it). The predicate is built from parsed {@link LocalDate}s ({@link
  * DayRange#predicate}). When the recomputed days equal the table, nothing is written, so a second
  * run leaves the table (and its version) as the first left it.
  */
