@@ -49,13 +49,17 @@ public final class CorrectJob extends CorrectionAction<CorrectJob.Options, Corre
    */
   @Override
   public CorrectResult run() {
-    requireBronze("correct");
-    requireGold("correct", options.metrics());
+    perform(
+        "check tables",
+        () -> {
+          requireBronze("correct");
+          requireGold("correct", options.metrics());
+        });
     Map<String, CorrectionState.Entry> states = step("read correction_state", state::read);
     if (options.since().isEmpty()) {
       CorrectionState.requirePreviousRun(options.metrics(), states);
     }
-    tables.createMonitoring(spark);
+    perform("create monitoring tables", () -> tables.createMonitoring(spark));
     return new CorrectResult(
         runId(),
         context.startedAt(),
@@ -66,13 +70,16 @@ public final class CorrectJob extends CorrectionAction<CorrectJob.Options, Corre
 
   private CorrectResult.MetricResult correct(
       MetricSpec metric, Optional<CorrectionState.Entry> prior) {
-    long before = LakeReads.latestVersion(spark, registry.bronzeEvents());
+    long before =
+        step("bronze version", () -> LakeReads.latestVersion(spark, registry.bronzeEvents()));
     TreeSet<Instant> touched =
         step(
             "bronze changes of " + metric.name(),
             () -> changes.touched(metric, prior, options.since(), before, runId(), startedAt()));
-    long version = LakeReads.latestVersion(spark, registry.bronzeEvents());
-    Optional<Instant> watermark = GoldStatus.lastWatermark(spark, registry, metric);
+    long version =
+        step("bronze version", () -> LakeReads.latestVersion(spark, registry.bronzeEvents()));
+    Optional<Instant> watermark =
+        step("gold watermark", () -> GoldStatus.lastWatermark(spark, registry, metric));
     WindowPlanner.Plan plan = WindowPlanner.plan(touched, metric.window(), watermark);
     Outcome outcome = correctClosed(metric, plan, version);
     perform(
