@@ -57,11 +57,14 @@ public final class SilverTransforms {
       out.add(col(f));
     }
     out.add(lateness().as("lateness_s"));
+    // with sources listed: the rows of each that reach the deduplication and that leave it, for
+    // the dropped rows per source (SourceInputs.droppedBySource; observations, no state)
     Dataset<Row> deduplicated =
-        SourceInputs.watermarked(bronze, delay, sources, col("error").isNull())
+        SourceInputs.observeBySource(
+                SourceInputs.watermarked(bronze, delay, sources, col("error").isNull()),
+                SourceInputs.SOURCE_IN,
+                sources.listed())
             .dropDuplicatesWithinWatermark("event_id");
-    // with sources listed: the rows of each that left the deduplication, for the dropped rows per
-    // source (SourceInputs.droppedBySource; an observation, no state)
     return SourceInputs.observeBySource(deduplicated, SourceInputs.SOURCE_OUT, sources.listed())
         .select(out.toArray(Column[]::new));
   }

@@ -106,9 +106,9 @@ public final class SourceInputs {
    * that arrive more than about {@code I} + delay after their event time are dropped and left to
    * the correction path: {@code I} + delay must exceed the source's usual lateness (its p99 in
    * {@code monitoring.lateness_stats}). Without idle timeouts no marker is made; with sources
-   * listed the last input also counts the rows read ({@value #INPUT_ROWS}), and the union counts
-   * the rows of each source that go on ({@value #SOURCE_IN}, for {@link #droppedBySource}): no
-   * state, existing checkpoints continue.
+   * listed the last input also counts the rows read ({@value #INPUT_ROWS}): no state, existing
+   * checkpoints continue. A job that splits its drops per source counts the rows of each that go on
+   * itself ({@link #observeBySource} with {@value #SOURCE_IN}, as silver does).
    *
    * @param in rows with {@code event_time} and {@code enqueued_time} (timestamps, and optionally
    *     {@code ingested_at}) and {@code source} (string)
@@ -147,11 +147,9 @@ public final class SourceInputs {
     // (an observation may appear once in a plan: the rows read and ingested_at are observed here)
     Dataset<Row> counted =
         observeIngested(in.observe(INPUT_ROWS, count(lit(1)).as("rows"), new Column[0]));
-    Dataset<Row> all =
-        out.union(
-            (keep == null ? counted : counted.filter(keep))
-                .filter(not(coalesce(col("source").isInCollection(listed), lit(false)))));
-    return observeBySource(all, SOURCE_IN, listed);
+    return out.union(
+        (keep == null ? counted : counted.filter(keep))
+            .filter(not(coalesce(col("source").isInCollection(listed), lit(false)))));
   }
 
   /**
