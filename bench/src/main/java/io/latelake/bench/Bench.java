@@ -513,8 +513,7 @@ public final class Bench {
     Dataset<Row> published =
         closed(spark.read().format("delta").load(t.gold(metric.name())), watermark);
     Dataset<Row> expected = closed(spark.read().format("delta").load(recomputed), watermark);
-    long differences =
-        published.exceptAll(expected).count() + expected.exceptAll(published).count();
+    long differences = HistoryBench.differences(published, expected);
     if (differences > 0) {
       failedChecks.add("correction");
       LOG.warn("correct and the full recompute differ in {} closed gold rows", differences);
@@ -544,12 +543,8 @@ public final class Bench {
     // The bound MERGEd its recompute of the touched windows into the recomputed table: that
     // table must still equal the product's gold (the bound's output checked, not only timed).
     long boundDifferences =
-        published
-                .exceptAll(closed(spark.read().format("delta").load(recomputed), watermark))
-                .count()
-            + closed(spark.read().format("delta").load(recomputed), watermark)
-                .exceptAll(published)
-                .count();
+        HistoryBench.differences(
+            published, closed(spark.read().format("delta").load(recomputed), watermark));
     if (boundDifferences > 0) {
       failedChecks.add("correction");
       LOG.warn("correction-bound's MERGE left {} closed rows unlike correct's", boundDifferences);

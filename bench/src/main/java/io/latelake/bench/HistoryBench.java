@@ -196,7 +196,11 @@ final class HistoryBench {
     return run;
   }
 
-  private static long differences(Dataset<Row> a, Dataset<Row> b) {
+  /**
+   * @return the rows of {@code a} not in {@code b} plus those of {@code b} not in {@code a}
+   *     (duplicates counted): 0 when the two hold the same rows
+   */
+  static long differences(Dataset<Row> a, Dataset<Row> b) {
     return a.exceptAll(b).count() + b.exceptAll(a).count();
   }
 
