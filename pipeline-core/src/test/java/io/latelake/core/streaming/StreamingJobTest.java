@@ -219,43 +219,6 @@ class StreamingJobTest extends SparkTestBase {
     }
   }
 
-  /**
-   * One small file per progress append would pile up (a day of one-second micro-batches: 86,400);
-   * the table's auto compaction folds them once enough are there (Delta's default 50, 5 here).
-   */
-  @Test
-  void progressAppendsAreCompactedByDelta() {
-    String table = tmp.resolve("compacted").toString();
-    UUID x = UUID.randomUUID();
-    spark.conf().set("spark.databricks.delta.autoCompact.minNumFiles", "5");
-    try (ProgressWriter writer = new ProgressWriter(spark, table, true)) {
-      for (long batch = 0; batch < 6; batch++) {
-        writer.enqueue(x, List.of(progress(x, batch)), batch);
-        writer.flush();
-      }
-    } finally {
-      spark.conf().unset("spark.databricks.delta.autoCompact.minNumFiles");
-    }
-    Row detail =
-        io.delta.tables.DeltaTable.forPath(spark, table)
-            .detail()
-            .select("numFiles", "properties")
-            .first();
-    // the 5th append left 5 small files, compacted into 1; the 6th added one
-    assertThat(detail.getLong(0)).isEqualTo(2L);
-    assertThat(detail.<String, String>getJavaMap(1))
-        .containsEntry("delta.autoOptimize.autoCompact", "true");
-    assertThat(
-            spark
-                .read()
-                .format("delta")
-                .load(table)
-                .select("batch_id")
-                .as(Encoders.LONG())
-                .collectAsList())
-        .containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L);
-  }
-
   /** A stream_progress row of query {@code id}, micro-batch {@code batch}, figures left null. */
   private static Row progress(UUID id, long batch) {
     Object[] cells = new Object[StreamProgressTable.SCHEMA.size()];
