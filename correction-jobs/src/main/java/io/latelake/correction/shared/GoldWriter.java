@@ -51,9 +51,8 @@ public final class GoldWriter {
   /**
    * Inserts one {@code monitoring.corrections_log} row per correction, unless an identical entry
    * (metric, window, keys, old and new values) is there already — so a run repeated after a failure
-   * does not log twice; the check reads only the log's files that can hold the corrections' metric
-   * and windows (Delta's data skipping on {@code window_start}). The log is where the {@code
-   * old_values} and {@code new_values} structs become JSON for people ({@link Corrections#asJson}).
+   * does not log twice. The log is where the {@code old_values} and {@code new_values} structs
+   * become JSON for people ({@link Corrections#asJson}).
    */
   public void log(
       Dataset<Row> corrections,
@@ -74,26 +73,9 @@ public final class GoldWriter {
             col("reason"),
             lit(policy).as("policy"),
             lit(correctedAt).as("corrected_at"));
-    // Bounded to the corrections' windows: the log grows with every restatement, and Delta skips
-    // its files whose window_start statistics lie outside, so the check reads what changed, not
-    // the whole log.
-    Row range =
-        corrections
-            .agg(
-                org.apache.spark.sql.functions.min("window_start"),
-                org.apache.spark.sql.functions.max("window_start"))
-            .first();
-    Column bounded =
-        range.isNullAt(0)
-            ? lit(true)
-            : col("t.window_start")
-                .geq(lit(range.get(0)))
-                .and(col("t.window_start").leq(lit(range.get(1))));
     Column same =
         col("t.metric")
-            .equalTo(lit(metric.name()))
-            .and(bounded)
-            .and(col("t.metric").equalTo(col("s.metric")))
+            .equalTo(col("s.metric"))
             .and(col("t.window_start").equalTo(col("s.window_start")))
             .and(col("t.keys").equalTo(col("s.keys")))
             .and(col("t.old_values").eqNullSafe(col("s.old_values")))
