@@ -71,13 +71,17 @@ public final class CorrectJob extends CorrectionAction<CorrectJob.Options, Corre
   private CorrectResult.MetricResult correct(
       MetricSpec metric, Optional<CorrectionState.Entry> prior) {
     long before =
-        step("bronze version", () -> LakeReads.latestVersion(spark, registry.bronzeEvents()));
+        step(
+            "bronze version before the change read",
+            () -> LakeReads.latestVersion(spark, registry.bronzeEvents()));
     TreeSet<Instant> touched =
         step(
             "bronze changes of " + metric.name(),
             () -> changes.touched(metric, prior, options.since(), before, runId(), startedAt()));
     long version =
-        step("bronze version", () -> LakeReads.latestVersion(spark, registry.bronzeEvents()));
+        step(
+            "bronze version after the change read",
+            () -> LakeReads.latestVersion(spark, registry.bronzeEvents()));
     Optional<Instant> watermark =
         step("gold watermark", () -> GoldStatus.lastWatermark(spark, registry, metric));
     WindowPlanner.Plan plan = WindowPlanner.plan(touched, metric.window(), watermark);
