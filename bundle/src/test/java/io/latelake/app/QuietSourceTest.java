@@ -9,10 +9,13 @@ import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.metrics.StreamMetrics;
 import io.latelake.core.streaming.SourceWatermarks;
 import io.latelake.core.testing.SparkTestBase;
+import io.latelake.core.time.DayRange;
 import io.latelake.correction.correct.CorrectJob;
 import io.latelake.correction.correct.CorrectResult;
 import io.latelake.correction.shared.CorrectionConfig;
 import io.latelake.correction.shared.Recompute;
+import io.latelake.profiler.ProfileJob;
+import io.latelake.profiler.ProfilerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -339,6 +342,42 @@ class QuietSourceTest extends SparkTestBase {
     assertThat(replay.silverIds())
         .isEqualTo(List.of("a1", "a2", "a3", "a4", "a5", "b1", "b2", "b4", "b5"));
     assertThat(replay.droppedIds()).containsExactly("b3");
+  }
+
+  /**
+   * @return the watermark replay of {@code lake}'s day with {@code config}: "delay_s dropped
+   *     micro-batches basis" of silver's configured delay
+   */
+  private String replayed(LockStepLake lake, com.typesafe.config.Config config) {
+    java.time.LocalDate day = java.time.LocalDate.parse("2024-05-14");
+    Row r =
+        ProfileJob.replay(
+                spark,
+                lake.context.tables(),
+                new DayRange(day, day),
+                ProfilerConfig.fromConfig(config),
+                Instant.parse("2026-01-01T00:00:00Z"))
+            .stream()
+            .filter(x -> x.<Boolean>getAs("configured"))
+            .findFirst()
+            .orElseThrow();
+    return r.getAs("delay_s")
+        + " "
+        + r.getAs("dropped_count")
+        + " "
+        + r.getAs("micro_batches")
+        + " "
+        + r.getAs("batch_basis");
+  }
+
+  @Test
+  void theWatermarkReplayPredictsTheDropsWithAndWithoutTheTimeout() {
+    // the profiler replays silver's idle markers: b3 dropped, as the stream did (5 micro-batches
+    // with rows, cut as silver recorded them)
+    assertThat(replayed(replay, replay.config)).isEqualTo("600.0 1 5 recorded");
+    // the off lake, whose stream dropped nothing (step 6 ran with the timeout, and dropped nothing
+    // either)
+    assertThat(replayed(off, off.config)).isEqualTo("600.0 0 6 recorded");
   }
 
   @Test

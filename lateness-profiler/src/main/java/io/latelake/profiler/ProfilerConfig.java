@@ -34,7 +34,8 @@ import java.util.List;
  * @param candidateDelays {@code lake.profiler.candidate-delays}: further delays the replay tries
  * @param targetDropShare {@code lake.profiler.target-drop-share}: the replay recommends the
  *     smallest delay whose dropped share is at most this, in [0, 1)
- * @param sources {@code lake.sources}: the sources with a watermark of their own
+ * @param sources {@code lake.sources}: the sources with a watermark of their own, and their idle
+ *     timeouts ({@code lake.sources-idle-after}), which the watermark replay replays
  * @param windows the gold metrics' windows and group-by columns ({@code lake.gold.metrics}; empty
  *     when none is configured): the replay counts the gold rows each delay leaves to the correction
  *     path
@@ -60,7 +61,7 @@ public record ProfilerConfig(
     Duration silverDelay,
     List<Duration> candidateDelays,
     double targetDropShare,
-    List<String> sources,
+    io.latelake.core.streaming.SourceWatermarks sources,
     List<WatermarkReplay.Window> windows,
     boolean silverAuto) {
 
@@ -68,7 +69,6 @@ public record ProfilerConfig(
     watermarkCoverage = List.copyOf(watermarkCoverage);
     rules = List.copyOf(rules);
     candidateDelays = List.copyOf(candidateDelays);
-    sources = List.copyOf(sources);
     windows = List.copyOf(windows);
   }
 
@@ -160,7 +160,7 @@ public record ProfilerConfig(
         SharedSettings.silverWatermarkDelay(root),
         candidates,
         target,
-        io.latelake.core.streaming.SourceInputs.fromConfig(root),
+        io.latelake.core.streaming.SourceWatermarks.fromConfig(root),
         windows(root),
         io.latelake.core.streaming.WatermarkDelaySetting.fromConfig(
                 Settings.of(root).sub("lake.silver"))

@@ -25,6 +25,13 @@ final class ReplaySteps {
   /** per step and watermark group: largest event time (µs), NONE without rows */
   final long[][] maxEvent;
 
+  /**
+   * per step and watermark group, the last slot for the rows of unlisted sources: largest arrival
+   * time (least of enqueued and ingested time, µs, whole milliseconds), NONE without rows; what the
+   * idle markers of the other sources are made from
+   */
+  final long[][] maxArrival;
+
   /** per step: largest enqueued time (µs), NONE without one; and whether it has rows */
   final long[] maxEnqueued;
 
@@ -39,6 +46,10 @@ final class ReplaySteps {
     for (long[] g : maxEvent) {
       Arrays.fill(g, NONE);
     }
+    maxArrival = new long[count][groups + 1];
+    for (long[] g : maxArrival) {
+      Arrays.fill(g, NONE);
+    }
     maxEnqueued = new long[count];
     Arrays.fill(maxEnqueued, NONE);
     hasRows = new boolean[count];
@@ -46,7 +57,8 @@ final class ReplaySteps {
   }
 
   /**
-   * @param buckets rows (ingested_at µs, group, max event µs, max enqueued µs, count)
+   * @param buckets rows (ingested_at µs, group, max event µs, max enqueued µs, count, max arrival
+   *     µs)
    * @param batches recorded micro-batches
    * @param groups watermark groups (listed sources, or 1)
    */
@@ -90,6 +102,9 @@ final class ReplaySteps {
       s.hasRows[step] = true;
       for (Row b : e.getValue()) {
         int g = b.getInt(1);
+        int slot = g >= 0 ? g : groups;
+        s.maxArrival[step][slot] =
+            Math.max(s.maxArrival[step][slot], Math.floorDiv(b.getLong(5), 1000) * 1000);
         if (g >= 0) {
           // Spark keeps the largest event time in whole milliseconds
           s.maxEvent[step][g] =
@@ -115,8 +130,16 @@ final class ReplaySteps {
     return basis;
   }
 
-  /** Spark's watermark sequence for one delay ({@link WatermarkReplay}'s class comment). */
-  Simulation simulate(long delayMicros) {
+  /**
+   * Spark's watermark sequence for one delay ({@link WatermarkReplay}'s class comment).
+   *
+   * @param delayMicros the watermark delay (µs, whole milliseconds)
+   * @param idleMicros per watermark group, its idle timeout (µs, whole milliseconds), or NONE for
+   *     none: the group's largest event time then also takes the idle markers made from every other
+   *     group's rows, each row's arrival time − the timeout ({@link
+   *     io.latelake.core.streaming.SourceInputs#watermarked})
+   */
+  Simulation simulate(long delayMicros, long[] idleMicros) {
     int groups = maxEvent.length == 0 ? 1 : maxEvent[0].length;
     long[] seen = new long[groups];
     Arrays.fill(seen, NONE);
@@ -132,6 +155,15 @@ final class ReplaySteps {
       long lowest = Long.MAX_VALUE;
       for (int g = 0; g < groups; g++) {
         seen[g] = Math.max(seen[g], maxEvent[n][g]);
+        if (idleMicros[g] != NONE) {
+          long marker = NONE;
+          for (int h = 0; h <= groups; h++) {
+            marker = h == g ? marker : Math.max(marker, maxArrival[n][h]);
+          }
+          if (marker != NONE) {
+            seen[g] = Math.max(seen[g], marker - idleMicros[g]);
+          }
+        }
         lowest = Math.min(lowest, seen[g]);
       }
       long next = lowest == NONE ? start : Math.max(start, lowest - delayMicros);

@@ -5,11 +5,13 @@ import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.element_at;
+import static org.apache.spark.sql.functions.least;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.unix_micros;
 import static org.apache.spark.sql.functions.when;
 
+import io.latelake.core.streaming.SourceWatermarks;
 import io.latelake.core.time.DayRange;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -60,9 +62,12 @@ import org.slf4j.LoggerFactory;
  * (every received copy: a redelivered copy behind the watermark is dropped too), whose arrival day
  * ({@code to_date(coalesce(enqueued_time, ingested_at))}) is in the profiled range. The replay
  * starts with no watermark at the range's first micro-batch; on a range that starts after the
- * stream did, its first micro-batches drop less than the stream did. Idle timeouts ({@code
- * lake.sources-idle-after}) and restarts of the query (Spark counts a listed source that has not
- * sent a row since the restart as watermark 0) are not replayed.
+ * stream did, its first micro-batches drop less than the stream did. A listed source with an idle
+ * timeout ({@code lake.sources-idle-after}) gets silver's idle markers: its largest event time in a
+ * micro-batch is also at least the largest arrival time (enqueued time, or ingested time when that
+ * is earlier) of the other sources' rows in it − the timeout ({@link
+ * io.latelake.core.streaming.SourceInputs#watermarked}). Restarts of the query (Spark counts a
+ * listed source that has not sent a row since the restart as watermark 0) are not replayed.
  *
  * <p><b>Cost.</b> Two passes over the range's bronze rows: one aggregation per (bronze micro-batch,
  * source) that the driver turns into the watermark sequence of every delay, then the rows behind
@@ -215,7 +220,7 @@ public final class WatermarkReplay {
    * @param input output of {@link #input}
    * @param progress {@code monitoring.stream_progress}, null when there is none
    * @param queryName the replayed query ({@code silver_events})
-   * @param sources {@code lake.sources} (empty: one watermark)
+   * @param sources {@code lake.sources} and their idle timeouts (nothing listed: one watermark)
    * @param delays the delays to replay, ascending, without repeats
    * @param windows the gold metrics' windows and group-by columns (for {@link
    *     Outcome#goldRowsToCorrect})
@@ -226,10 +231,10 @@ public final class WatermarkReplay {
       Dataset<Row> input,
       Dataset<Row> progress,
       String queryName,
-      List<String> sources,
+      SourceWatermarks sources,
       List<Duration> delays,
       List<Window> windows) {
-    Dataset<Row> keyed = keyed(input, sources, windows);
+    Dataset<Row> keyed = keyed(input, sources.listed(), windows);
     List<Row> buckets = buckets(spark, keyed);
     List<Batch> batches =
         progress == null || buckets.isEmpty()
@@ -249,16 +254,16 @@ public final class WatermarkReplay {
       SparkSession spark,
       Dataset<Row> input,
       List<Batch> batches,
-      List<String> sources,
+      SourceWatermarks sources,
       List<Duration> delays,
       List<Window> windows) {
-    Dataset<Row> keyed = keyed(input, sources, windows);
+    Dataset<Row> keyed = keyed(input, sources.listed(), windows);
     return replay(spark, keyed, buckets(spark, keyed), batches, sources, delays, windows);
   }
 
   /**
-   * (ingested_at µs, watermark group, event time µs, enqueued time µs) of each row, and the
-   * windows' group-by columns
+   * (ingested_at µs, watermark group, event time µs, enqueued time µs, arrival time µs) of each
+   * row, and the windows' group-by columns
    */
   private static Dataset<Row> keyed(
       Dataset<Row> input, List<String> sources, List<Window> windows) {
@@ -273,12 +278,16 @@ public final class WatermarkReplay {
                 group.as("_group"),
                 unix_micros(col("event_time")).as("_event"),
                 unix_micros(col("enqueued_time")).as("_enqueued"),
+                unix_micros(least(col("enqueued_time"), col("ingested_at"))).as("_arrival"),
                 col("event_id").as("_id")));
     windows.stream().flatMap(w -> w.groupBy().stream()).distinct().forEach(c -> out.add(col(c)));
     return input.select(out.toArray(Column[]::new));
   }
 
-  /** per (bronze micro-batch, group): largest event time, largest enqueued time, rows */
+  /**
+   * per (bronze micro-batch, group): largest event time, largest enqueued time, rows, largest
+   * arrival time
+   */
   private static List<Row> buckets(SparkSession spark, Dataset<Row> keyed) {
     spark
         .sparkContext()
@@ -286,7 +295,7 @@ public final class WatermarkReplay {
     try {
       return keyed
           .groupBy(col("_ingested"), col("_group"))
-          .agg(max(col("_event")), max(col("_enqueued")), count(lit(1)))
+          .agg(max(col("_event")), max(col("_enqueued")), count(lit(1)), max(col("_arrival")))
           .collectAsList();
     } finally {
       spark.sparkContext().setJobDescription(null);
@@ -298,10 +307,16 @@ public final class WatermarkReplay {
       Dataset<Row> keyed,
       List<Row> buckets,
       List<Batch> batches,
-      List<String> sources,
+      SourceWatermarks sources,
       List<Duration> delays,
       List<Window> windows) {
-    ReplaySteps steps = ReplaySteps.of(buckets, batches, Math.max(1, sources.size()));
+    List<String> listed = sources.listed();
+    ReplaySteps steps = ReplaySteps.of(buckets, batches, Math.max(1, listed.size()));
+    long[] idle = new long[Math.max(1, listed.size())];
+    java.util.Arrays.fill(idle, NONE);
+    for (int g = 0; g < listed.size(); g++) {
+      idle[g] = sources.idleAfter(listed.get(g)).map(d -> d.toMillis() * 1000).orElse(NONE);
+    }
     if (steps.unrecordedData > 0) {
       LOG.warn(
           "watermark replay: {} of silver's micro-batches in the range recorded no "
@@ -314,7 +329,7 @@ public final class WatermarkReplay {
     List<Double> lags = new ArrayList<>();
     for (Duration d : delays) {
       // Spark keeps the largest event time in whole milliseconds and the delay in milliseconds
-      ReplaySteps.Simulation sim = steps.simulate(d.toMillis() * 1000);
+      ReplaySteps.Simulation sim = steps.simulate(d.toMillis() * 1000, idle);
       late.add(sim.late());
       evict.add(sim.evict());
       lags.add(sim.medianLagSeconds());

@@ -3,6 +3,7 @@ package io.latelake.profiler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import io.latelake.core.streaming.SourceWatermarks;
 import io.latelake.core.testing.SparkTestBase;
 import io.latelake.core.time.DayRange;
 import java.sql.Date;
@@ -70,6 +71,14 @@ class WatermarkReplayTest extends SparkTestBase {
       Dataset<Row> bronze,
       List<WatermarkReplay.Batch> batches,
       List<String> sources,
+      Duration... delays) {
+    return replay(bronze, batches, SourceWatermarks.of(sources), delays);
+  }
+
+  private List<WatermarkReplay.Outcome> replay(
+      Dataset<Row> bronze,
+      List<WatermarkReplay.Batch> batches,
+      SourceWatermarks sources,
       Duration... delays) {
     return WatermarkReplay.replay(
         spark, WatermarkReplay.input(bronze, DAY), batches, sources, List.of(delays), List.of());
@@ -193,6 +202,36 @@ class WatermarkReplayTest extends SparkTestBase {
   }
 
   @Test
+  void anIdleSourceTakesSilversIdleMarkersFromTheOtherSourcesArrivals() {
+    // [a, b], b idle after 1 minute. B1: a1, b1 10:00:00. B2: a2 10:02:00 (arrival 10:02:01) and
+    // c1 (unlisted) 10:02:30, enqueued 10:30:00 by a clock ahead, so its arrival is B2's
+    // ingested_at 10:02:05; b quiet. b's markers: 10:01:01 (a2) and 10:01:05 (c1), so its
+    // watermark is 10:00:55 and the query's min(10:02:00, 10:01:05) - 10 s = 10:00:55. B3: b
+    // returns with b2 10:01:30 (kept), b3 10:00:53 (behind c1's marker only) and b4 10:00:30:
+    // 2 dropped. Without the timeout b holds the query at 10:00:00 - 10 s: nothing dropped.
+    Dataset<Row> bronze =
+        Fixtures.bronze(
+            spark,
+            List.of(
+                row("a1", "a", "10:00:00", "10:00:01", B1),
+                row("b1", "b", "10:00:00", "10:00:01", B1),
+                row("a2", "a", "10:02:00", "10:02:01", B2),
+                row("c1", "c", "10:02:30", "10:30:00", B2),
+                row("a3", "a", "10:03:00", "10:03:01", B3),
+                row("b2", "b", "10:01:30", "10:03:02", B3),
+                row("b3", "b", "10:00:53", "10:03:03", B3),
+                row("b4", "b", "10:00:30", "10:03:04", B3)));
+    SourceWatermarks idle =
+        new SourceWatermarks(List.of("a", "b"), java.util.Map.of("b", Duration.ofMinutes(1)));
+    assertThat(replay(bronze, List.of(), idle, TEN))
+        .extracting(WatermarkReplay.Outcome::dropped)
+        .containsExactly(2L);
+    assertThat(replay(bronze, List.of(), List.of("a", "b"), TEN))
+        .extracting(WatermarkReplay.Outcome::dropped)
+        .containsExactly(0L);
+  }
+
+  @Test
   void goldRowsLeftToTheCorrectionPathPerMetric() {
     // 10 s: e5 (10:01:30) and e6 (10:00:40) are dropped; 60 s: e6 only. One-minute windows by
     // source: 10:01 and 10:00 (2 rows), then 10:00 (1); ten-second windows: 10:01:30 and
@@ -202,7 +241,7 @@ class WatermarkReplayTest extends SparkTestBase {
             spark,
             WatermarkReplay.input(threeBatches(), DAY),
             List.of(),
-            List.of(),
+            SourceWatermarks.none(),
             List.of(TEN, MINUTE),
             List.of(
                 new WatermarkReplay.Window(MINUTE, List.of("source")),
@@ -225,7 +264,7 @@ class WatermarkReplayTest extends SparkTestBase {
                 spark,
                 WatermarkReplay.input(sameMinute, DAY),
                 List.of(),
-                List.of(),
+                SourceWatermarks.none(),
                 List.of(TEN),
                 List.of(new WatermarkReplay.Window(MINUTE, List.of("source")))))
         .extracting(WatermarkReplay.Outcome::dropped, WatermarkReplay.Outcome::goldRowsToCorrect)
