@@ -275,4 +275,52 @@ class CatalogRegisterTest {
         .isInstanceOf(LakeConfigException.class)
         .hasMessageContaining("lake.catalog.databases.gold");
   }
+
+  @Test
+  @Order(7)
+  void theSourcesViewShowsEachListedSourceItsIdlenessAndTheRowsSilverDroppedOfIt() {
+    Config c =
+        config
+            .withValue(
+                "lake.root", ConfigValueFactory.fromAnyRef(tmp.resolve("sources").toString()))
+            .withValue("lake.sources", ConfigValueFactory.fromIterable(List.of("a", "b", "c")))
+            .withValue("lake.sources-idle-after", ConfigValueFactory.fromAnyRef("20 minutes"))
+            .withValue("lake.catalog.databases.bronze", ConfigValueFactory.fromAnyRef("src"))
+            .withValue("lake.catalog.databases.gold", ConfigValueFactory.fromAnyRef("src_gold"))
+            .withValue(
+                "lake.catalog.databases.monitoring", ConfigValueFactory.fromAnyRef("src_mon"));
+    TableRegistry t = TableRegistry.fromConfig(c);
+    // a last arrived 10:40:01, b 10:05:01 (quiet 35 minutes), c never
+    AnalystLake.save(
+        spark,
+        t.bronzeEvents(),
+        "SELECT * FROM VALUES "
+            + "('a', TIMESTAMP'2024-05-14 10:40:01', TIMESTAMP'2024-05-14 10:40:05', NULL), "
+            + "('b', TIMESTAMP'2024-05-14 10:05:01', TIMESTAMP'2024-05-14 10:05:05', NULL), "
+            + "('b', TIMESTAMP'2024-05-14 10:50:00', TIMESTAMP'2024-05-14 10:50:05', 'BAD_JSON') "
+            + "AS t(source, enqueued_time, ingested_at, error)");
+    // silver: b lost 2 and 1 rows, a 1; one micro-batch's 4 drops were not split; gold's 7 rows
+    // are not silver's
+    AnalystLake.save(
+        spark,
+        t.streamProgress(),
+        "SELECT * FROM VALUES "
+            + "('silver_events', 0L, 2L, map('a', 0L, 'b', 2L)), "
+            + "('silver_events', 1L, 2L, map('a', 1L, 'b', 1L)), "
+            + "('silver_events', 2L, 4L, CAST(NULL AS MAP<STRING, BIGINT>)), "
+            + "('silver_events', 3L, 0L, CAST(NULL AS MAP<STRING, BIGINT>)), "
+            + "('gold_page_5m', 0L, 7L, CAST(NULL AS MAP<STRING, BIGINT>)) "
+            + "AS t(query_name, batch_id, rows_dropped_by_watermark, dropped_by_source)");
+    CatalogRegister.Result r = new CatalogRegister(spark, CatalogConfig.fromConfig(c)).run();
+    assertThat(r.names()).contains("src_mon.sources_status");
+    assertThat(
+            rows(
+                "SELECT concat_ws(' ', source, cast(last_arrival AS STRING), cast(quiet_s AS"
+                    + " STRING), cast(idle AS STRING), cast(dropped_rows AS STRING),"
+                    + " cast(unsplit_dropped_rows AS STRING)) FROM src_mon.sources_status"))
+        .containsExactly(
+            "a 2024-05-14 10:40:01 0.0 false 1 4",
+            "b 2024-05-14 10:05:01 2100.0 true 3 4",
+            "c true 0 4");
+  }
 }

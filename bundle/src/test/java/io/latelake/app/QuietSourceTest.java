@@ -160,7 +160,8 @@ class QuietSourceTest extends SparkTestBase {
               .sql(
                   SourcesView.query(
                       SourceWatermarks.fromConfig(idle.config),
-                      "delta.`" + idle.root + "/bronze/events`"))
+                      "delta.`" + idle.root + "/bronze/events`",
+                      Optional.of("delta.`" + idle.context.tables().streamProgress() + "`")))
               .orderBy("source")
               .collectAsList()) {
         sourcesView.add(
@@ -174,7 +175,11 @@ class QuietSourceTest extends SparkTestBase {
                 + " "
                 + r.get(4)
                 + " "
-                + r.get(5));
+                + r.get(5)
+                + " "
+                + r.get(6)
+                + " "
+                + r.get(7));
       }
     }
   }
@@ -232,13 +237,14 @@ class QuietSourceTest extends SparkTestBase {
 
   @Test
   void theSourcesStatusViewShowsTheQuietSourceIdle() {
-    // source, last arrival, arrival clock, quiet seconds, idle timeout seconds, idle
+    // source, last arrival, arrival clock, quiet seconds, idle timeout seconds, idle, rows
+    // silver dropped of the source, dropped rows whose split is not known; after steps 4 and 5
     assertThat(sourcesView)
         .containsExactly(
-            "a 2024-05-14T10:40:01Z 2024-05-14T10:40:01Z 0.0 1200.0 false",
-            "b 2024-05-14T10:05:01Z 2024-05-14T10:40:01Z 2100.0 1200.0 true",
-            "a 2024-05-14T10:45:01Z 2024-05-14T10:45:01Z 0.0 1200.0 false",
-            "b 2024-05-14T10:45:01Z 2024-05-14T10:45:01Z 0.0 1200.0 false");
+            "a 2024-05-14T10:40:01Z 2024-05-14T10:40:01Z 0.0 1200.0 false 0 0",
+            "b 2024-05-14T10:05:01Z 2024-05-14T10:40:01Z 2100.0 1200.0 true 0 0",
+            "a 2024-05-14T10:45:01Z 2024-05-14T10:45:01Z 0.0 1200.0 false 0 0",
+            "b 2024-05-14T10:45:01Z 2024-05-14T10:45:01Z 0.0 1200.0 false 1 0");
   }
 
   @Test

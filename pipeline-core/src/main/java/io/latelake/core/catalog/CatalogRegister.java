@@ -149,7 +149,7 @@ public final class CatalogRegister {
     }
     if (!config.sources().listed().isEmpty()
         && found.stream().anyMatch(f -> f.table().equals("bronze_events"))) {
-      if (views.sources()) {
+      if (views.sources(monitoringTables(found))) {
         viewsCreated++;
       } else {
         viewsUnchanged++;

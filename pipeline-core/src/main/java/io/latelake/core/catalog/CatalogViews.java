@@ -27,17 +27,33 @@ final class CatalogViews {
   }
 
   /**
+   * @param monitoringTables the tables found in the monitoring database
    * @return true when the view {@code <monitoring db>.sources_status} was created or replaced
    */
-  boolean sources() {
+  boolean sources(Set<String> monitoringTables) {
     return createOrReplace(
         config.monitoringDb(),
         SourcesView.NAME,
         "",
         "Per source listed in lake.sources: its last arrival, how long it has been quiet on the"
-            + " arrival clock and whether its idle timeout has passed; live over bronze",
+            + " arrival clock, whether its idle timeout has passed and the rows silver dropped"
+            + " behind its watermark; live over bronze and stream_progress",
         SourcesView.query(
-            config.sources(), CatalogConfig.qualified(config.bronzeDb(), "bronze_events")));
+            config.sources(),
+            CatalogConfig.qualified(config.bronzeDb(), "bronze_events"),
+            droppedBySource(monitoringTables)));
+  }
+
+  /**
+   * @return the registered stream_progress when it has the column dropped_by_source (a lake whose
+   *     streams have not written since the column was added has none yet)
+   */
+  private Optional<String> droppedBySource(Set<String> monitoringTables) {
+    String progress = CatalogConfig.qualified(config.monitoringDb(), "stream_progress");
+    return monitoringTables.contains("stream_progress")
+            && List.of(spark.table(progress).columns()).contains("dropped_by_source")
+        ? Optional.of(progress)
+        : Optional.empty();
   }
 
   /**
