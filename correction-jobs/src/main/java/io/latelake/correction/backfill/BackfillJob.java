@@ -292,6 +292,6 @@ public final class BackfillJob extends CorrectionAction<BackfillJob.Options, Bac
     Dataset<Row> diff = Corrections.diff(fresh, old, common).filter(closed);
     tables.createMonitoring(spark);
     new GoldWriter(config.maxCommitAttempts(), config.retryBackoff())
-        .log(diff, tables.log(), common, runId(), "backfill", now);
+        .log(diff, tables.log(), common, runId(), "backfill", now, null);
   }
 }

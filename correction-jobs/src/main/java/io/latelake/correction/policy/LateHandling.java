@@ -1,5 +1,6 @@
 package io.latelake.correction.policy;
 
+import io.latelake.core.metric.GoldMergePlan;
 import io.latelake.core.metric.LatePolicy;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.correction.shared.CorrectionConfig;
@@ -42,8 +43,9 @@ public interface LateHandling {
         GoldWriter writer = new GoldWriter(config.maxCommitAttempts(), config.retryBackoff());
         String gold = tables.registry().gold(metric.name());
         yield (corrections, runId, at) -> {
-          writer.log(corrections, tables.log(), metric, runId, "restate", at);
-          writer.restate(corrections, gold, metric, at);
+          Row range = GoldMergePlan.of(metric).sizeAndWindowRange(corrections);
+          writer.log(corrections, tables.log(), metric, runId, "restate", at, range);
+          writer.restate(corrections, gold, metric, at, range);
         };
       }
       case RECONCILE ->

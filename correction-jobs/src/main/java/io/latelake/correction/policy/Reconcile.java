@@ -172,8 +172,9 @@ public final class Reconcile {
       return 0;
     }
     GoldWriter writer = new GoldWriter(config.maxCommitAttempts(), config.retryBackoff());
-    writer.log(latest, tables.log(), metric, applyRunId, "reconcile", at);
-    writer.restate(latest, tables.registry().gold(metric.name()), metric, at);
+    Row range = io.latelake.core.metric.GoldMergePlan.of(metric).sizeAndWindowRange(latest);
+    writer.log(latest, tables.log(), metric, applyRunId, "reconcile", at, range);
+    writer.restate(latest, tables.registry().gold(metric.name()), metric, at, range);
     Dataset<Row> read = pending.select("run_id", "staged_at", "window_start", "keys");
     Column same =
         col("t.applied_at")

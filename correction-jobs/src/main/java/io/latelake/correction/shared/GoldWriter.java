@@ -33,11 +33,18 @@ public final class GoldWriter {
    * window_end} and set {@code corrected_at} — only when a measure differs — or insert a new row
    * with {@code updated_at} = {@code corrected_at} = {@code correctedAt} ({@link GoldMergePlan},
    * bounded to the corrections' windows).
+   *
+   * @param range the corrections' {@link GoldMergePlan#sizeAndWindowRange} (one Spark job over
+   *     them, shared with {@link #log})
    */
   public void restate(
-      Dataset<Row> corrections, String goldPath, MetricSpec metric, Timestamp correctedAt) {
+      Dataset<Row> corrections,
+      String goldPath,
+      MetricSpec metric,
+      Timestamp correctedAt,
+      Row range) {
     GoldMergePlan plan = GoldMergePlan.of(metric);
-    Column on = plan.condition(corrections, true);
+    Column on = plan.condition(range);
     DeltaRetry.run(
         "MERGE of corrections into gold." + metric.name(),
         attempts,
@@ -53,6 +60,14 @@ public final class GoldWriter {
    * (metric, window, keys, old and new values) is there already — so a run repeated after a failure
    * does not log twice. The log is where the {@code old_values} and {@code new_values} structs
    * become JSON for people ({@link Corrections#asJson}).
+   *
+   * <p>The check for identical entries reads the log's rows of the metric within {@code range} (the
+   * corrections' smallest and largest {@code window_start}): Delta skips the files of other metrics
+   * and windows, so a run reads what it may have logged before, not the whole log, which only
+   * grows.
+   *
+   * @param range the corrections' {@link GoldMergePlan#sizeAndWindowRange}, or null to check the
+   *     metric's whole log (backfill, whose corrections span every window)
    */
   public void log(
       Dataset<Row> corrections,
@@ -60,7 +75,8 @@ public final class GoldWriter {
       MetricSpec metric,
       String runId,
       String policy,
-      Timestamp correctedAt) {
+      Timestamp correctedAt,
+      Row range) {
     Dataset<Row> rows =
         corrections.select(
             lit(runId).as("run_id"),
@@ -73,9 +89,16 @@ public final class GoldWriter {
             col("reason"),
             lit(policy).as("policy"),
             lit(correctedAt).as("corrected_at"));
+    Column bound = col("t.metric").equalTo(lit(metric.name()));
+    if (range != null && !range.isNullAt(1)) {
+      bound =
+          bound
+              .and(col("t.window_start").geq(lit(range.get(1))))
+              .and(col("t.window_start").leq(lit(range.get(2))));
+    }
     Column same =
-        col("t.metric")
-            .equalTo(col("s.metric"))
+        bound
+            .and(col("t.metric").equalTo(col("s.metric")))
             .and(col("t.window_start").equalTo(col("s.window_start")))
             .and(col("t.keys").equalTo(col("s.keys")))
             .and(col("t.old_values").eqNullSafe(col("s.old_values")))

@@ -117,7 +117,13 @@ class ConcurrentCommitTest extends SparkTestBase {
                                   10L * i,
                                   "UPSERT")),
                           corr);
-                  writer.restate(one, path, TransformsTest.PAGE_5M, at);
+                  writer.restate(
+                      one,
+                      path,
+                      TransformsTest.PAGE_5M,
+                      at,
+                      io.latelake.core.metric.GoldMergePlan.of(TransformsTest.PAGE_5M)
+                          .sizeAndWindowRange(one));
                 }
               }));
     }

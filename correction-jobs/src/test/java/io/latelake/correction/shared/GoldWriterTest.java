@@ -1,0 +1,115 @@
+package io.latelake.correction.shared;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.delta.tables.DeltaTable;
+import io.latelake.core.config.ConfigLoader;
+import io.latelake.core.metric.GoldMergePlan;
+import io.latelake.core.table.TableRegistry;
+import io.latelake.core.testing.SparkTestBase;
+import java.nio.file.Path;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The corrections_log insert reads only the log files that may hold the same entries: the metric's
+ * rows within the corrections' window range (Delta's data skipping on the MERGE's target), and
+ * still logs nothing twice.
+ */
+class GoldWriterTest extends SparkTestBase {
+  @TempDir Path tmp;
+
+  private static final StructType GOLD =
+      new StructType()
+          .add("window_start", DataTypes.TimestampType)
+          .add("window_end", DataTypes.TimestampType)
+          .add("page", DataTypes.StringType)
+          .add("events", DataTypes.LongType)
+          .add("value_sum", DataTypes.LongType);
+
+  /** corrections of page /p in the 5-minute window starting at {@code start}: 1 → 2 events */
+  private Dataset<Row> corrections(String start) {
+    Timestamp ws = Timestamp.from(Instant.parse(start));
+    Timestamp we = new Timestamp(ws.getTime() + 300_000);
+    Dataset<Row> fresh =
+        spark.createDataFrame(List.of(RowFactory.create(ws, we, "/p", 2L, 20L)), GOLD);
+    Dataset<Row> old =
+        spark.createDataFrame(List.of(RowFactory.create(ws, we, "/p", 1L, 10L)), GOLD);
+    return Corrections.diff(fresh, old, TransformsTest.PAGE_5M);
+  }
+
+  private long lastInserted(String path) {
+    return DeltaTable.forPath(spark, path)
+        .history(1)
+        .selectExpr("cast(operationMetrics['numTargetRowsInserted'] AS BIGINT)")
+        .first()
+        .getLong(0);
+  }
+
+  @Test
+  void theLogInsertReadsOnlyTheFilesOfTheCorrectionsWindowsAndLogsNothingTwice() throws Exception {
+    CorrectionTables tables =
+        new CorrectionTables(
+            TableRegistry.fromConfig(
+                ConfigLoader.load(
+                    Optional.empty(), List.of("lake.root=\"" + tmp.resolve("lake") + "\""))));
+    tables.createMonitoring(spark);
+    GoldWriter writer = new GoldWriter(3, Duration.ofMillis(10));
+    Timestamp at = Timestamp.from(Instant.parse("2024-06-01T00:00:00Z"));
+    GoldMergePlan plan = GoldMergePlan.of(TransformsTest.PAGE_5M);
+    // three runs, a day apart: one log file each
+    List<Long> inserted = new ArrayList<>();
+    for (String start :
+        List.of("2024-05-14T10:00:00Z", "2024-05-15T10:00:00Z", "2024-05-16T10:00:00Z")) {
+      Dataset<Row> c = corrections(start);
+      writer.log(
+          c, tables.log(), TransformsTest.PAGE_5M, "r", "restate", at, plan.sizeAndWindowRange(c));
+      inserted.add(lastInserted(tables.log()));
+    }
+    assertThat(inserted).containsExactly(1L, 1L, 1L);
+    // the first run's file taken away from storage: a read of it would fail
+    String first =
+        spark
+            .read()
+            .format("delta")
+            .load(tables.log())
+            .filter("window_start = timestamp'2024-05-14 10:00:00'")
+            .selectExpr("input_file_name()")
+            .first()
+            .getString(0);
+    java.nio.file.Files.delete(Path.of(java.net.URI.create(first)));
+
+    long versionBefore =
+        DeltaTable.forPath(spark, tables.log()).history(1).first().<Long>getAs("version");
+    // the last run again: only its window's file is read, nothing is inserted twice
+    Dataset<Row> again = corrections("2024-05-16T10:00:00Z");
+    writer.log(
+        again,
+        tables.log(),
+        TransformsTest.PAGE_5M,
+        "r2",
+        "restate",
+        at,
+        plan.sizeAndWindowRange(again));
+    // an insert-only MERGE that inserts nothing commits nothing
+    assertThat(DeltaTable.forPath(spark, tables.log()).history(1).first().<Long>getAs("version"))
+        .isEqualTo(versionBefore);
+    // without a range (backfill) the metric's whole log is read, the missing file with it
+    assertThatThrownBy(
+            () ->
+                writer.log(again, tables.log(), TransformsTest.PAGE_5M, "r3", "backfill", at, null))
+        .hasStackTraceContaining(first.substring(first.lastIndexOf('/') + 1));
+  }
+}
