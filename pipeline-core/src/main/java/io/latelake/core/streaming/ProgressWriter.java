@@ -44,11 +44,28 @@ import org.slf4j.LoggerFactory;
  * <p><b>When.</b> Rows are written as soon as they are queued; rows that queue up while a write
  * runs share the next append. In write-on-flush mode (the lock-step fast path) they are written by
  * {@link #flush()} only: one commit per step.
+ *
+ * <p><b>Small files.</b> Each append writes one small file (one-second micro-batches of three
+ * queries make tens of thousands a day), and every reader of the table lists and opens them. So
+ * after every {@value #COMPACT_EVERY} appends the writer thread compacts the table's files smaller
+ * than {@value #SMALL_FILE_BYTES} bytes into one (Delta's {@code OPTIMIZE}, with its {@code
+ * spark.databricks.delta.optimize.minFileSize} set in a session of its own, not the application's).
+ * The bound keeps the rewriting small: a compacted file is rewritten with the next small files only
+ * until it reaches the bound, then left alone (Delta's default bound, 1 GB, would rewrite the
+ * growing file on every compaction). A compaction changes no row; one that fails (e.g. two
+ * processes compacting at once: Delta lets one commit) is logged and left to the next. The files it
+ * replaced stay in storage until a {@code VACUUM} of the table; readers do not list them.
  */
 final class ProgressWriter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProgressWriter.class);
   private static final int WRITE_ATTEMPTS = 5;
   private static final Duration WRITE_BACKOFF = Duration.ofSeconds(1);
+
+  /** Appends by one writer between two compactions (class comment). */
+  static final int COMPACT_EVERY = 200;
+
+  /** Files smaller than this (bytes) are compacted (class comment). */
+  static final long SMALL_FILE_BYTES = 1L << 20;
 
   /**
    * Highest batch id whose row this JVM has written, per table path and query id: rows up to it are
@@ -67,6 +84,14 @@ final class ProgressWriter implements AutoCloseable {
 
   private final ExecutorService writer;
   private final boolean writeOnFlush;
+  private final int compactEvery;
+  private final long smallFileBytes;
+
+  /** Appends since the last compaction (writer thread only). */
+  private int appendsSinceCompaction;
+
+  /** The compactions' session (writer thread only, made at the first). */
+  private SparkSession compactSession;
 
   /** Rows of one query queued at once, up to batch {@code version}. */
   private record Pending(UUID queryId, List<Row> rows, long version) {}
@@ -77,9 +102,24 @@ final class ProgressWriter implements AutoCloseable {
    * @param writeOnFlush write rows by {@link #flush()} only (class comment)
    */
   ProgressWriter(SparkSession spark, String tablePath, boolean writeOnFlush) {
+    this(spark, tablePath, writeOnFlush, COMPACT_EVERY, SMALL_FILE_BYTES);
+  }
+
+  /**
+   * @param compactEvery appends between two compactions (0: none)
+   * @param smallFileBytes files smaller than this are compacted
+   */
+  ProgressWriter(
+      SparkSession spark,
+      String tablePath,
+      boolean writeOnFlush,
+      int compactEvery,
+      long smallFileBytes) {
     this.spark = spark;
     this.tablePath = tablePath;
     this.writeOnFlush = writeOnFlush;
+    this.compactEvery = compactEvery;
+    this.smallFileBytes = smallFileBytes;
     DeltaTables.createIfNotExists(
         spark,
         tablePath,
@@ -215,12 +255,16 @@ final class ProgressWriter implements AutoCloseable {
                   .mode("append")
                   .option("mergeSchema", "true")
                   .save(tablePath);
+              appendsSinceCompaction++;
             }
             return null;
           });
       for (UUID q : all.keySet()) {
         unwritten.remove(q);
         WRITTEN.merge(writtenKey(q), versionByQuery.get(q), Math::max);
+      }
+      if (compactEvery > 0 && appendsSinceCompaction >= compactEvery) {
+        compact();
       }
     } catch (LatelakeException e) {
       unwritten.putAll(all);
@@ -232,6 +276,27 @@ final class ProgressWriter implements AutoCloseable {
           tablePath,
           WRITE_ATTEMPTS,
           e.getCause() == null ? e.getMessage() : e.getCause().getMessage());
+    }
+  }
+
+  /** Compacts the table's small files into one (class comment); never fails the writer. */
+  private void compact() {
+    appendsSinceCompaction = 0;
+    try {
+      if (compactSession == null) {
+        compactSession = spark.newSession();
+        compactSession
+            .conf()
+            .set("spark.databricks.delta.optimize.minFileSize", String.valueOf(smallFileBytes));
+      }
+      io.delta.tables.DeltaTable.forPath(compactSession, tablePath).optimize().executeCompaction();
+      LOG.debug("Compacted the small files of {}", tablePath);
+    } catch (RuntimeException e) {
+      LOG.info(
+          "Compaction of {} skipped, the next one follows in {} appends: {}",
+          tablePath,
+          compactEvery,
+          e.getMessage());
     }
   }
 }
