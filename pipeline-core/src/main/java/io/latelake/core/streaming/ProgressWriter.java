@@ -46,9 +46,9 @@ import org.slf4j.LoggerFactory;
  * {@link #flush()} only: one commit per step.
  *
  * <p><b>Small files.</b> Each append writes one small file (one-second micro-batches of three
- * queries make tens of thousands a day), and every reader of the table lists and opens them. So
- * after every {@value #COMPACT_EVERY} appends the writer thread compacts the table's files smaller
- * than {@value #SMALL_FILE_BYTES} bytes into one (Delta's {@code OPTIMIZE}, with its {@code
+ * queries make up to 259,200 a day), and every reader of the table lists and opens them. So after
+ * every {@value #COMPACT_EVERY} appends the writer thread compacts the table's files smaller than
+ * {@value #SMALL_FILE_BYTES} bytes into one (Delta's {@code OPTIMIZE}, with its {@code
  * spark.databricks.delta.optimize.minFileSize} set in a session of its own, not the application's).
  * The bound keeps the rewriting small: a compacted file is rewritten with the next small files only
  * until it reaches the bound, then left alone (Delta's default bound, 1 GB, would rewrite the
