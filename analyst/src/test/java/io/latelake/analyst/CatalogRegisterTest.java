@@ -299,14 +299,14 @@ class CatalogRegisterTest {
             + "('b', TIMESTAMP'2024-05-14 10:05:01', TIMESTAMP'2024-05-14 10:05:05', NULL), "
             + "('b', TIMESTAMP'2024-05-14 10:50:00', TIMESTAMP'2024-05-14 10:50:05', 'BAD_JSON') "
             + "AS t(source, enqueued_time, ingested_at, error)");
-    // silver: b lost 2 and 1 rows, a 1; one micro-batch's 4 drops were not split; gold's 7 rows
-    // are not silver's
+    // silver: b lost 2 and 1 rows, a 1, unlisted sources 1 (in no column); one micro-batch's 4
+    // drops were not split; gold's 7 rows are not silver's
     AnalystLake.save(
         spark,
         t.streamProgress(),
         "SELECT * FROM VALUES "
             + "('silver_events', 0L, 2L, map('a', 0L, 'b', 2L)), "
-            + "('silver_events', 1L, 2L, map('a', 1L, 'b', 1L)), "
+            + "('silver_events', 1L, 3L, map('a', 1L, 'b', 1L, '(unlisted)', 1L)), "
             + "('silver_events', 2L, 4L, CAST(NULL AS MAP<STRING, BIGINT>)), "
             + "('silver_events', 3L, 0L, CAST(NULL AS MAP<STRING, BIGINT>)), "
             + "('gold_page_5m', 0L, 7L, CAST(NULL AS MAP<STRING, BIGINT>)) "

@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * (largest event time read in micro-batches before N) − delay), and its rows are filtered against
  * W_{N−1}: a row is dropped when its event time ≤ W_{N−1}. With {@code lake.sources} listed, each
  * listed source has its own largest event time and the query's watermark is the smallest (Spark's
- * {@code min} policy); until every listed source has sent a row, it does not move. Rows of other
- * sources move no watermark and are judged against the same one.
+ * {@code min} policy); until every listed source has sent a row (or, with an idle timeout, has idle
+ * markers: below), it does not move. Rows of other sources move no watermark and are judged against
+ * the same one.
  *
  * <p><b>Silver's micro-batches.</b> Bronze stamps every row of one of its micro-batches with the
  * same {@code ingested_at}, and silver records in {@code monitoring.stream_progress} the largest
@@ -66,8 +67,11 @@ import org.slf4j.LoggerFactory;
  * timeout ({@code lake.sources-idle-after}) gets silver's idle markers: its largest event time in a
  * micro-batch is also at least the largest arrival time (enqueued time, or ingested time when that
  * is earlier) of the other sources' rows in it − the timeout ({@link
- * io.latelake.core.streaming.SourceInputs#watermarked}). Restarts of the query (Spark counts a
- * listed source that has not sent a row since the restart as watermark 0) are not replayed.
+ * io.latelake.core.streaming.SourceInputs#watermarked}). The markers come from the replayed rows
+ * only: a row outside the range's arrival days (an enqueued time set by a clock ahead, on the day
+ * after the range) makes a marker in the stream but not in the replay. Restarts of the query (Spark
+ * counts a listed source that has not sent a row since the restart as watermark 0) are not
+ * replayed.
  *
  * <p><b>Cost.</b> Two passes over the range's bronze rows: one aggregation per (bronze micro-batch,
  * source) that the driver turns into the watermark sequence of every delay, then the rows behind

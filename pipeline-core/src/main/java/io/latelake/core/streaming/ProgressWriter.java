@@ -53,8 +53,9 @@ import org.slf4j.LoggerFactory;
  * The bound keeps the rewriting small: a compacted file is rewritten with the next small files only
  * until it reaches the bound, then left alone (Delta's default bound, 1 GB, would rewrite the
  * growing file on every compaction). A compaction changes no row; one that fails (e.g. two
- * processes compacting at once: Delta lets one commit) is logged and left to the next. The files it
- * replaced stay in storage until a {@code VACUUM} of the table; readers do not list them.
+ * processes compacting at once: Delta lets one commit) is logged (INFO, WARN from the third in a
+ * row) and left to the next. The files it replaced stay in storage until a {@code VACUUM} of the
+ * table; readers do not list them.
  */
 final class ProgressWriter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProgressWriter.class);
@@ -92,6 +93,9 @@ final class ProgressWriter implements AutoCloseable {
 
   /** The compactions' session (writer thread only, made at the first). */
   private SparkSession compactSession;
+
+  /** Compactions that failed since the last one that ran (writer thread only). */
+  private int failedCompactions;
 
   /** Rows of one query queued at once, up to batch {@code version}. */
   private record Pending(UUID queryId, List<Row> rows, long version) {}
@@ -284,19 +288,31 @@ final class ProgressWriter implements AutoCloseable {
     appendsSinceCompaction = 0;
     try {
       if (compactSession == null) {
+        // a session of its own, with the application session's runtime settings (e.g. storage
+        // credentials given to a session that already existed) and the bound
         compactSession = spark.newSession();
+        for (var e :
+            scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll()).entrySet()) {
+          if (spark.conf().isModifiable(e.getKey())) {
+            compactSession.conf().set(e.getKey(), e.getValue());
+          }
+        }
         compactSession
             .conf()
             .set("spark.databricks.delta.optimize.minFileSize", String.valueOf(smallFileBytes));
       }
       io.delta.tables.DeltaTable.forPath(compactSession, tablePath).optimize().executeCompaction();
+      failedCompactions = 0;
       LOG.debug("Compacted the small files of {}", tablePath);
-    } catch (RuntimeException e) {
-      LOG.info(
-          "Compaction of {} skipped, the next one follows in {} appends: {}",
-          tablePath,
-          compactEvery,
-          e.getMessage());
+    } catch (Exception e) { // Spark's job failures are checked exceptions thrown undeclared
+      failedCompactions++;
+      String message =
+          "Compaction of {} skipped ({} in a row), the next one follows in {} appends: {}";
+      if (failedCompactions >= 3) {
+        LOG.warn(message, tablePath, failedCompactions, compactEvery, e.toString());
+      } else {
+        LOG.info(message, tablePath, failedCompactions, compactEvery, e.toString());
+      }
     }
   }
 }
