@@ -62,7 +62,7 @@ class ProgressWriterTest extends SparkTestBase {
   }
 
   @Test
-  void everyThirdAppendCompactsTheSmallFilesAndEveryRowStaysOnce() {
+  void everyThirdAppendCompactsTheSmallFilesAndAFileAtTheBoundIsLeftAlone() {
     String path = tmp.resolve("progress").toString();
     List<String> seen = new ArrayList<>();
     try (ProgressWriter w = new ProgressWriter(spark, path, true, 3, 1L << 20)) {
@@ -70,42 +70,30 @@ class ProgressWriterTest extends SparkTestBase {
       seen.add(files(path));
       append(w, 2, 3);
       seen.add(files(path));
-      append(w, 3, 7);
+      append(w, 3, 6);
       seen.add(files(path));
     }
-    // 2 appends: 2 files; the 3rd: compacted into 1; 4 more: compacted with the 3rd after the
-    // 6th (1 file), then the 7th's
+    // 2 appends: 2 files; the 3rd: compacted into 1; the 6th: the 3 new ones compacted with it
     assertThat(seen)
         .containsExactly(
-            "2 files, 0 compactions", "1 files, 1 compactions", "2 files, 2 compactions");
-    assertThat(batches(path)).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L);
-  }
-
-  @Test
-  void aFileThatReachedTheBoundIsLeftAlone() {
-    String path = tmp.resolve("bounded").toString();
-    try (ProgressWriter w = new ProgressWriter(spark, path, true, 3, 1L << 20)) {
-      append(w, 0, 12);
-    }
-    // one compacted file of 12 rows; the bound set to its size: it is no longer small
-    Row d = DeltaTable.forPath(spark, path).detail().first();
-    assertThat(d.<Long>getAs("numFiles")).isEqualTo(1L);
-    long compacted = d.getAs("sizeInBytes");
+            "2 files, 0 compactions", "1 files, 1 compactions", "1 files, 2 compactions");
+    // the bound set to the 6-row file's size: it is no longer small
+    long compacted = DeltaTable.forPath(spark, path).detail().first().getAs("sizeInBytes");
     try (ProgressWriter w = new ProgressWriter(spark, path, true, 3, compacted)) {
-      append(w, 12, 18);
+      append(w, 6, 9);
     }
-    // the 12-row file kept; the six one-row files compacted into one, twice
-    assertThat(files(path)).isEqualTo("2 files, 6 compactions");
+    // the 6-row file kept; the three one-row files compacted into one
+    assertThat(files(path)).isEqualTo("2 files, 3 compactions");
     assertThat(
             spark
                 .read()
                 .format("delta")
                 .load(path)
-                .filter("batch_id < 12")
+                .filter("batch_id < 6")
                 .selectExpr("input_file_name()")
                 .distinct()
                 .count())
         .isEqualTo(1L);
-    assertThat(batches(path)).hasSize(18).doesNotHaveDuplicates();
+    assertThat(batches(path)).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L);
   }
 }
