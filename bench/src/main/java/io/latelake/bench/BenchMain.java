@@ -76,9 +76,10 @@ public final class BenchMain implements Callable<Integer> {
       paramLabel = "D",
       defaultValue = "0",
       description =
-          "Adds correct over D and 4 x D days of bronze history after a contiguous late batch "
-              + "(figures correction-history, correction-history-bound and correction-growth, "
-              + "in the correction group); 0 leaves them out (default: ${DEFAULT-VALUE}).")
+          "Adds correct over D and 4 x D days of bronze history after a contiguous late batch, "
+              + "and over D days after a spread one (figures correction-history, "
+              + "correction-history-spread, correction-history-bound and correction-growth, in "
+              + "the correction group); 0 leaves them out (default: ${DEFAULT-VALUE}).")
   int historyDays;
 
   @Option(

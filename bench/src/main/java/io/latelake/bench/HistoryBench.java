@@ -45,12 +45,20 @@ import org.slf4j.LoggerFactory;
  * have it before the hour being measured.
  *
  * <p>The late batch: {@code max(1, 1%)} of the bench's events, one device ({@code dev_offline}),
- * event times evenly over 2% of the span from its middle (all closed), arriving after the main
- * data. Only bronze ingests it: silver would drop every row behind its watermark and gold would not
- * change, so the streams are not run (they would re-read the history commit, untimed).
+ * event times evenly over 2% of the span from its middle (all closed), arriving after the main data
+ * ({@link Shape#CONTIGUOUS}); or as many events spread like the bench's own late batch: in about 2%
+ * of the metric's windows, evenly over the first nine tenths of the span, over every device ({@link
+ * Shape#SPREAD}). Only bronze ingests it: silver would drop every row behind its watermark and gold
+ * would not change, so the streams are not run (they would re-read the history commit, untimed).
  */
 final class HistoryBench {
   private static final Logger LOG = LoggerFactory.getLogger(HistoryBench.class);
+
+  /** How a late batch's event times lie (class comment). */
+  enum Shape {
+    CONTIGUOUS,
+    SPREAD
+  }
 
   /**
    * One measured correction over a history.
@@ -147,12 +155,13 @@ final class HistoryBench {
   }
 
   /**
-   * Ingests one contiguous late batch into bronze, then times {@code correct} and a full recompute
-   * of gold from bronze, and compares their closed rows.
+   * Ingests one late batch of {@code shape} into bronze, then times {@code correct} and a full
+   * recompute of gold from bronze, and compares their closed rows.
    */
-  Run measure() {
+  Run measure(Shape shape) {
     batches++;
-    List<SyntheticEvents.Event> late = contiguousLateBatch(batches);
+    List<SyntheticEvents.Event> late =
+        shape == Shape.CONTIGUOUS ? contiguousLateBatch(batches) : spreadLateBatch(batches);
     SyntheticEvents.write(late, landing.resolve(String.format("offline-%03d.json", batches)));
     Instant beforeBatch = Instant.now();
     new BronzeJob(JobContext.start(spark, t), bc).run();
@@ -184,10 +193,12 @@ final class HistoryBench {
             differences,
             result[0].metrics().get(0).rowsChanged());
     LOG.info(
-        "bench history {} days, {} bronze rows: correct {} s ({} gold rows restated), full "
-            + "recompute {} s, least incremental correction {} s, {} closed gold rows differ",
+        "bench history {} days, {} bronze rows, {} late batch: correct {} s ({} gold rows "
+            + "restated), full recompute {} s, least incremental correction {} s, {} closed gold "
+            + "rows differ",
         run.days(),
         run.bronzeRows(),
+        shape.name().toLowerCase(java.util.Locale.ROOT),
         String.format(java.util.Locale.ROOT, "%.2f", correct),
         run.restated(),
         String.format(java.util.Locale.ROOT, "%.2f", recompute),
@@ -231,6 +242,34 @@ final class HistoryBench {
               arrival,
               "dev_offline",
               "offline",
+              i,
+              200 + (i * 37) % 2000));
+    }
+    return out;
+  }
+
+  /**
+   * Batch {@code n} (1-based) of {@link Shape#SPREAD}: as many events as {@link
+   * #contiguousLateBatch}, in about 2% of the metric's windows evenly over the first nine tenths of
+   * the span (all closed), devices in turn; new ids, deterministic.
+   */
+  private List<SyntheticEvents.Event> spreadLateBatch(int n) {
+    long count = Math.max(1, Math.round(data.records() * 0.01));
+    long windowMillis = metric.window().toMillis();
+    long windows = Math.max(1, data.eventTimeSpan().toMillis() / windowMillis);
+    long touched = Math.max(1, Math.round(windows * 0.02));
+    long stride = Math.max(1, (windows * 9 / 10) / touched);
+    Instant arrival = data.sliceEnd(data.sliceCount() - 1).plusSeconds(120L + n);
+    List<SyntheticEvents.Event> out = new ArrayList<>();
+    for (long i = 0; i < count; i++) {
+      long w = (i % touched) * stride;
+      out.add(
+          new SyntheticEvents.Event(
+              "spread-" + n + "-" + i,
+              SyntheticEvents.START.plusMillis(w * windowMillis + (i * 7919) % windowMillis),
+              arrival,
+              "dev_" + (i % SyntheticEvents.DEVICES),
+              "spread",
               i,
               200 + (i * 37) % 2000));
     }

@@ -37,6 +37,7 @@ class BenchSmokeTest {
           "correction",
           "correction-bound",
           "correction-history",
+          "correction-history-spread",
           "correction-history-bound",
           "correction-growth",
           "profile",
@@ -118,6 +119,13 @@ class BenchSmokeTest {
         .contains("output identical");
     assertThat(json.get("figures").get(FIGURES.indexOf("correction-history")).get("note").asText())
         .contains("over 1 days of bronze history")
+        .endsWith("; output identical");
+    assertThat(
+            json.get("figures")
+                .get(FIGURES.indexOf("correction-history-spread"))
+                .get("note")
+                .asText())
+        .contains("over the same 1 days of history")
         .endsWith("; output identical");
     assertThat(json.get("figures").get(FIGURES.indexOf("correction-growth")).get("note").asText())
         .contains("over 4 vs 1 days of history")
