@@ -421,7 +421,8 @@ public final class BenchMain implements Callable<Integer> {
             warmUp > 0
                 ? String.format(Locale.ROOT, ", after an untimed warm-up of %,d events", warmUp)
                 : ", no warm-up"));
-    String fmt = "%-24s %10s %10s %8s %8s  %s%n";
+    int width = Math.max(24, figures.stream().mapToInt(f -> f.name().length()).max().orElse(0));
+    String fmt = "%-" + width + "s %10s %10s %8s %8s  %s%n";
     sb.append(
         String.format(
             Locale.ROOT, fmt, "figure", "ours", "reference", "ratio", "target", "result"));
@@ -441,7 +442,7 @@ public final class BenchMain implements Callable<Integer> {
               f.resultText()));
     }
     for (Figure f : figures) {
-      sb.append(String.format(Locale.ROOT, "  %-24s %s%n", f.name(), f.note()));
+      sb.append(String.format(Locale.ROOT, "  %-" + width + "s %s%n", f.name(), f.note()));
     }
     return sb.toString();
   }
