@@ -166,13 +166,14 @@ public final class Reconcile {
                 "_n", row_number().over(Window.partitionBy(key).orderBy(col("staged_at").desc())))
             .filter(col("_n").equalTo(1))
             .drop("_n", "run_id", "staged_at", "applied_at", "applied_by");
-    long rows = latest.count();
+    // one job: the rows to apply and their window range (the log's and gold's MERGE bound)
+    Row range = io.latelake.core.metric.GoldMergePlan.of(metric).sizeAndWindowRange(latest);
+    long rows = range.getLong(0);
     afterRead.run();
     if (rows == 0) {
       return 0;
     }
     GoldWriter writer = new GoldWriter(config.maxCommitAttempts(), config.retryBackoff());
-    Row range = io.latelake.core.metric.GoldMergePlan.of(metric).sizeAndWindowRange(latest);
     writer.log(latest, tables.log(), metric, applyRunId, "reconcile", at, range);
     writer.restate(latest, tables.registry().gold(metric.name()), metric, at, range);
     Dataset<Row> read = pending.select("run_id", "staged_at", "window_start", "keys");
