@@ -36,6 +36,10 @@ final class ReplaySteps {
   final long[] maxEnqueued;
 
   final boolean[] hasRows;
+
+  /** per step: the first micro-batch of a new run of the query (recorded steps only) */
+  final boolean[] restart;
+
   final String basis;
 
   /** recorded data micro-batches without input_ingested_until */
@@ -53,6 +57,7 @@ final class ReplaySteps {
     maxEnqueued = new long[count];
     Arrays.fill(maxEnqueued, NONE);
     hasRows = new boolean[count];
+    restart = new boolean[count];
     this.basis = basis;
   }
 
@@ -97,6 +102,9 @@ final class ReplaySteps {
     ReplaySteps s = new ReplaySteps(next, groups, basis);
     s.unrecordedData = recorded ? unrecorded : 0;
     s.stepOf.putAll(stepOf);
+    for (int i = 0; i < batches.size(); i++) {
+      s.restart[i] = batches.get(i).restart();
+    }
     for (var e : byIngested.entrySet()) {
       int step = stepOf.get(e.getKey());
       s.hasRows[step] = true;
@@ -152,6 +160,10 @@ final class ReplaySteps {
     for (int n = 0; n < maxEvent.length; n++) {
       late[n] = previousStart;
       evict[n] = start;
+      if (restart[n]) {
+        // a new run: each input's largest event time starts again (the watermark is kept)
+        Arrays.fill(seen, NONE);
+      }
       long lowest = Long.MAX_VALUE;
       for (int g = 0; g < groups; g++) {
         seen[g] = Math.max(seen[g], maxEvent[n][g]);

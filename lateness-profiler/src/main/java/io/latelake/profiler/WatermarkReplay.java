@@ -69,9 +69,12 @@ import org.slf4j.LoggerFactory;
  * is earlier) of the other sources' rows in it − the timeout ({@link
  * io.latelake.core.streaming.SourceInputs#watermarked}). The markers come from the replayed rows
  * only: a row outside the range's arrival days (an enqueued time set by a clock ahead, on the day
- * after the range) makes a marker in the stream but not in the replay. Restarts of the query (Spark
- * counts a listed source that has not sent a row since the restart as watermark 0) are not
- * replayed.
+ * after the range) makes a marker in the stream but not in the replay. Restarts of the query are
+ * replayed where silver recorded them (a micro-batch whose {@code run_id} differs from the one
+ * before): Spark keeps the query's watermark across a restart but each input's largest event time
+ * starts again, and an input that has not delivered a row since the restart counts as watermark 0,
+ * so with sources listed the watermark holds until each has sent (or has idle markers) again. The
+ * micro-batches cut one per bronze micro-batch after the records have no restarts.
  *
  * <p><b>Cost.</b> Two passes over the range's bronze rows: one aggregation per (bronze micro-batch,
  * source) that the driver turns into the watermark sequence of every delay, then the rows behind
@@ -137,8 +140,15 @@ public final class WatermarkReplay {
    * @param inputRows rows it read (null for a recovered row whose figures were lost)
    * @param ingestedUntil the largest {@code ingested_at} it read, microseconds since the epoch
    *     (null when not recorded)
+   * @param restart whether it is the first micro-batch of a new run of the query (its {@code
+   *     run_id} differs from the last one recorded before it)
    */
-  public record Batch(Long inputRows, Long ingestedUntil) {
+  public record Batch(Long inputRows, Long ingestedUntil, boolean restart) {
+    /** A micro-batch of the same run as the one before it. */
+    public Batch(Long inputRows, Long ingestedUntil) {
+      this(inputRows, ingestedUntil, false);
+    }
+
     boolean hasData() {
       return inputRows == null || inputRows > 0;
     }
@@ -168,12 +178,19 @@ public final class WatermarkReplay {
       return List.of();
     }
     List<Batch> out = new ArrayList<>();
+    String run = null; // the last run id seen (a recovered row has none: it ran in the run before)
     for (Row r :
         mine.filter(col("batch_timestamp").geq(lit(first.getTimestamp(0))))
             .orderBy(col("batch_timestamp"), col("batch_id"))
-            .select(col("input_rows"), unix_micros(col("input_ingested_until")))
+            .select(col("input_rows"), unix_micros(col("input_ingested_until")), col("run_id"))
             .collectAsList()) {
-      out.add(new Batch(r.isNullAt(0) ? null : r.getLong(0), r.isNullAt(1) ? null : r.getLong(1)));
+      String id = r.isNullAt(2) ? null : r.getString(2);
+      out.add(
+          new Batch(
+              r.isNullAt(0) ? null : r.getLong(0),
+              r.isNullAt(1) ? null : r.getLong(1),
+              id != null && run != null && !id.equals(run)));
+      run = id == null ? run : id;
     }
     return out;
   }

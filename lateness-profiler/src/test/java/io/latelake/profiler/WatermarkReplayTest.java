@@ -232,6 +232,44 @@ class WatermarkReplayTest extends SparkTestBase {
   }
 
   @Test
+  void aRestartHoldsTheWatermarkUntilEveryListedSourceHasSentAgain() {
+    // [a, b], 10 s. B1: a1, b1 10:00:00; B2: a2 10:02:00, b2 10:02:30 (watermark 10:01:50); then
+    // the query restarts; B3: a3 10:03:30 only; B4: a4 10:02:10. Through the restart b's newest
+    // event would let the watermark reach min(10:03:30, 10:02:30) - 10 s = 10:02:20 and drop a4;
+    // after it b has sent nothing in this run, counts as watermark 0, and the watermark stays at
+    // 10:01:50: a4 is kept.
+    String b2 = "2024-05-20T10:02:35Z";
+    String b3 = "2024-05-20T10:03:35Z";
+    String b4 = "2024-05-20T10:04:05Z";
+    Dataset<Row> bronze =
+        Fixtures.bronze(
+            spark,
+            List.of(
+                row("a1", "a", "10:00:00", "10:00:01", B1),
+                row("b1", "b", "10:00:00", "10:00:01", B1),
+                row("a2", "a", "10:02:00", "10:02:01", b2),
+                row("b2", "b", "10:02:30", "10:02:31", b2),
+                row("a3", "a", "10:03:30", "10:03:31", b3),
+                row("a4", "a", "10:02:10", "10:04:01", b4)));
+    java.util.function.Function<Boolean, List<WatermarkReplay.Batch>> recorded =
+        restart ->
+            List.of(
+                new WatermarkReplay.Batch(2L, micros(B1)),
+                new WatermarkReplay.Batch(0L, null),
+                new WatermarkReplay.Batch(2L, micros(b2)),
+                new WatermarkReplay.Batch(0L, null),
+                new WatermarkReplay.Batch(1L, micros(b3), restart),
+                new WatermarkReplay.Batch(0L, null),
+                new WatermarkReplay.Batch(1L, micros(b4)));
+    assertThat(replay(bronze, recorded.apply(true), List.of("a", "b"), TEN))
+        .extracting(WatermarkReplay.Outcome::dropped)
+        .containsExactly(0L);
+    assertThat(replay(bronze, recorded.apply(false), List.of("a", "b"), TEN))
+        .extracting(WatermarkReplay.Outcome::dropped)
+        .containsExactly(1L);
+  }
+
+  @Test
   void goldRowsLeftToTheCorrectionPathPerMetric() {
     // 10 s: e5 (10:01:30) and e6 (10:00:40) are dropped; 60 s: e6 only. One-minute windows by
     // source: 10:01 and 10:00 (2 rows), then 10:00 (1); ten-second windows: 10:01:30 and
