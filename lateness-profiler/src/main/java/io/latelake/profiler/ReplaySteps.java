@@ -40,6 +40,15 @@ final class ReplaySteps {
   /** per step: the first micro-batch of a new run of the query (recorded steps only) */
   final boolean[] restart;
 
+  /** per step: the first micro-batch of a new checkpoint of the query (recorded steps only) */
+  final boolean[] newCheckpoint;
+
+  /**
+   * restarts whose first micro-batch also takes the rows of micro-batches without records (a killed
+   * run's): the replay counts those rows in the new run
+   */
+  int restartsAfterUnrecorded;
+
   final String basis;
 
   /** recorded data micro-batches without input_ingested_until */
@@ -58,6 +67,7 @@ final class ReplaySteps {
     Arrays.fill(maxEnqueued, NONE);
     hasRows = new boolean[count];
     restart = new boolean[count];
+    newCheckpoint = new boolean[count];
     this.basis = basis;
   }
 
@@ -102,8 +112,17 @@ final class ReplaySteps {
     ReplaySteps s = new ReplaySteps(next, groups, basis);
     s.unrecordedData = recorded ? unrecorded : 0;
     s.stepOf.putAll(stepOf);
+    boolean unrecordedBefore = false;
     for (int i = 0; i < batches.size(); i++) {
-      s.restart[i] = batches.get(i).restart();
+      Batch b = batches.get(i);
+      s.restart[i] = b.restart() || b.newCheckpoint();
+      s.newCheckpoint[i] = b.newCheckpoint();
+      if (b.ingestedUntil() == null) {
+        unrecordedBefore |= b.hasData();
+      } else {
+        s.restartsAfterUnrecorded += s.restart[i] && unrecordedBefore ? 1 : 0;
+        unrecordedBefore = false;
+      }
     }
     for (var e : byIngested.entrySet()) {
       int step = stepOf.get(e.getKey());
@@ -158,6 +177,11 @@ final class ReplaySteps {
     long arrivals = NONE;
     List<Double> lags = new ArrayList<>();
     for (int n = 0; n < maxEvent.length; n++) {
+      if (newCheckpoint[n]) {
+        // a new checkpoint starts without a watermark
+        previousStart = NONE;
+        start = NONE;
+      }
       late[n] = previousStart;
       evict[n] = start;
       if (restart[n]) {

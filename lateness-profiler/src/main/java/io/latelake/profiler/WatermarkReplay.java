@@ -70,11 +70,13 @@ import org.slf4j.LoggerFactory;
  * io.latelake.core.streaming.SourceInputs#watermarked}). The markers come from the replayed rows
  * only: a row outside the range's arrival days (an enqueued time set by a clock ahead, on the day
  * after the range) makes a marker in the stream but not in the replay. Restarts of the query are
- * replayed where silver recorded them (a micro-batch whose {@code run_id} differs from the one
- * before): Spark keeps the query's watermark across a restart but each input's largest event time
- * starts again, and an input that has not delivered a row since the restart counts as watermark 0,
- * so with sources listed the watermark holds until each has sent (or has idle markers) again. The
- * micro-batches cut one per bronze micro-batch after the records have no restarts.
+ * replayed where silver recorded them (a micro-batch whose {@code run_id} differs from the last one
+ * recorded before it): Spark keeps the query's watermark across a restart but each input's largest
+ * event time starts again, and an input that has not delivered a row since the restart counts as
+ * watermark 0, so with sources listed the watermark holds until each has sent (or has idle markers)
+ * again. A new checkpoint (another {@code query_id}) starts without a watermark. The micro-batches
+ * cut one per bronze micro-batch after the records have no restarts, and the rows of a killed run's
+ * last micro-batches (no record) count in the new run's first one (a WARN says how often).
  *
  * <p><b>Cost.</b> Two passes over the range's bronze rows: one aggregation per (bronze micro-batch,
  * source) that the driver turns into the watermark sequence of every delay, then the rows behind
@@ -142,11 +144,18 @@ public final class WatermarkReplay {
    *     (null when not recorded)
    * @param restart whether it is the first micro-batch of a new run of the query (its {@code
    *     run_id} differs from the last one recorded before it)
+   * @param newCheckpoint whether it is the first micro-batch of a new checkpoint of the query (its
+   *     {@code query_id} differs from the last one recorded before it)
    */
-  public record Batch(Long inputRows, Long ingestedUntil, boolean restart) {
+  public record Batch(Long inputRows, Long ingestedUntil, boolean restart, boolean newCheckpoint) {
     /** A micro-batch of the same run as the one before it. */
     public Batch(Long inputRows, Long ingestedUntil) {
-      this(inputRows, ingestedUntil, false);
+      this(inputRows, ingestedUntil, false, false);
+    }
+
+    /** A micro-batch of the same checkpoint as the one before it. */
+    public Batch(Long inputRows, Long ingestedUntil, boolean restart) {
+      this(inputRows, ingestedUntil, restart, false);
     }
 
     boolean hasData() {
@@ -179,18 +188,26 @@ public final class WatermarkReplay {
     }
     List<Batch> out = new ArrayList<>();
     String run = null; // the last run id seen (a recovered row has none: it ran in the run before)
+    String checkpoint = null; // the last query id seen
     for (Row r :
         mine.filter(col("batch_timestamp").geq(lit(first.getTimestamp(0))))
             .orderBy(col("batch_timestamp"), col("batch_id"))
-            .select(col("input_rows"), unix_micros(col("input_ingested_until")), col("run_id"))
+            .select(
+                col("input_rows"),
+                unix_micros(col("input_ingested_until")),
+                col("run_id"),
+                col("query_id"))
             .collectAsList()) {
       String id = r.isNullAt(2) ? null : r.getString(2);
+      String query = r.isNullAt(3) ? null : r.getString(3);
       out.add(
           new Batch(
               r.isNullAt(0) ? null : r.getLong(0),
               r.isNullAt(1) ? null : r.getLong(1),
-              id != null && run != null && !id.equals(run)));
+              id != null && run != null && !id.equals(run),
+              query != null && checkpoint != null && !query.equals(checkpoint)));
       run = id == null ? run : id;
+      checkpoint = query == null ? checkpoint : query;
     }
     return out;
   }
@@ -342,8 +359,9 @@ public final class WatermarkReplay {
       LOG.warn(
           "watermark replay: {} of silver's micro-batches in the range recorded no "
               + "input_ingested_until (killed, or run before the column existed): their rows "
-              + "count in the next recorded micro-batch",
-          steps.unrecordedData);
+              + "count in the next recorded micro-batch ({} of those the first of a new run)",
+          steps.unrecordedData,
+          steps.restartsAfterUnrecorded);
     }
     List<long[]> late = new ArrayList<>();
     List<long[]> evict = new ArrayList<>();

@@ -270,6 +270,36 @@ class WatermarkReplayTest extends SparkTestBase {
   }
 
   @Test
+  void aNewCheckpointStartsWithoutAWatermark() {
+    // one watermark, 10 s. B1: a1 10:00:00; B2: a2 10:02:00 (watermark 10:01:50); B3: a3 10:01:00,
+    // read by the first micro-batch of a new checkpoint (another query_id): no watermark yet, kept;
+    // on the same checkpoint it is behind 10:01:50 and dropped
+    String b2 = "2024-05-20T10:02:05Z";
+    String b3 = "2024-05-20T10:03:05Z";
+    Dataset<Row> bronze =
+        Fixtures.bronze(
+            spark,
+            List.of(
+                row("a1", "a", "10:00:00", "10:00:01", B1),
+                row("a2", "a", "10:02:00", "10:02:01", b2),
+                row("a3", "a", "10:01:00", "10:03:01", b3)));
+    java.util.function.Function<Boolean, List<WatermarkReplay.Batch>> recorded =
+        fresh ->
+            List.of(
+                new WatermarkReplay.Batch(1L, micros(B1)),
+                new WatermarkReplay.Batch(0L, null),
+                new WatermarkReplay.Batch(1L, micros(b2)),
+                new WatermarkReplay.Batch(0L, null),
+                new WatermarkReplay.Batch(1L, micros(b3), fresh, fresh));
+    assertThat(replay(bronze, recorded.apply(true), List.of(), TEN))
+        .extracting(WatermarkReplay.Outcome::dropped)
+        .containsExactly(0L);
+    assertThat(replay(bronze, recorded.apply(false), List.of(), TEN))
+        .extracting(WatermarkReplay.Outcome::dropped)
+        .containsExactly(1L);
+  }
+
+  @Test
   void goldRowsLeftToTheCorrectionPathPerMetric() {
     // 10 s: e5 (10:01:30) and e6 (10:00:40) are dropped; 60 s: e6 only. One-minute windows by
     // source: 10:01 and 10:00 (2 rows), then 10:00 (1); ten-second windows: 10:01:30 and
