@@ -67,16 +67,19 @@ import org.slf4j.LoggerFactory;
  * timeout ({@code lake.sources-idle-after}) gets silver's idle markers: its largest event time in a
  * micro-batch is also at least the largest arrival time (enqueued time, or ingested time when that
  * is earlier) of the other sources' rows in it − the timeout ({@link
- * io.latelake.core.streaming.SourceInputs#watermarked}). The markers come from the replayed rows
- * only: a row outside the range's arrival days (an enqueued time set by a clock ahead, on the day
- * after the range) makes a marker in the stream but not in the replay. Restarts of the query are
- * replayed where silver recorded them (a micro-batch whose {@code run_id} differs from the last one
- * recorded before it): Spark keeps the query's watermark across a restart but each input's largest
- * event time starts again, and an input that has not delivered a row since the restart counts as
- * watermark 0, so with sources listed the watermark holds until each has sent (or has idle markers)
- * again. A new checkpoint (another {@code query_id}) starts without a watermark. The micro-batches
- * cut one per bronze micro-batch after the records have no restarts, and the rows of a killed run's
- * last micro-batches (no record) count in the new run's first one (a WARN says how often).
+ * io.latelake.core.streaming.SourceInputs#watermarked}); so does a spare slot ({@code
+ * lake.sources-slots}), with a timeout of 0 and no rows of its own. The replay follows today's list
+ * and slots over the whole range, also where the stream ran with another list on the same
+ * checkpoint. The markers come from the replayed rows only: a row outside the range's arrival days
+ * (an enqueued time set by a clock ahead, on the day after the range) makes a marker in the stream
+ * but not in the replay. Restarts of the query are replayed where silver recorded them (a
+ * micro-batch whose {@code run_id} differs from the last one recorded before it): Spark keeps the
+ * query's watermark across a restart but each input's largest event time starts again, and an input
+ * that has not delivered a row since the restart counts as watermark 0, so with sources listed the
+ * watermark holds until each has sent (or has idle markers) again. A new checkpoint (another {@code
+ * query_id}) starts without a watermark. The micro-batches cut one per bronze micro-batch after the
+ * records have no restarts, and the rows of a killed run's last micro-batches (no record) count in
+ * the new run's first one (a WARN says how often).
  *
  * <p><b>Cost.</b> Two passes over the range's bronze rows: one aggregation per (bronze micro-batch,
  * source) that the driver turns into the watermark sequence of every delay, then the rows behind
@@ -272,7 +275,7 @@ public final class WatermarkReplay {
       SourceWatermarks sources,
       List<Duration> delays,
       List<Window> windows) {
-    Dataset<Row> keyed = keyed(input, sources.listed(), windows);
+    Dataset<Row> keyed = keyed(input, sources.inputs(), windows);
     List<Row> buckets = buckets(spark, keyed);
     List<Batch> batches =
         progress == null || buckets.isEmpty()
@@ -295,7 +298,7 @@ public final class WatermarkReplay {
       SourceWatermarks sources,
       List<Duration> delays,
       List<Window> windows) {
-    Dataset<Row> keyed = keyed(input, sources.listed(), windows);
+    Dataset<Row> keyed = keyed(input, sources.inputs(), windows);
     return replay(spark, keyed, buckets(spark, keyed), batches, sources, delays, windows);
   }
 
@@ -348,7 +351,8 @@ public final class WatermarkReplay {
       SourceWatermarks sources,
       List<Duration> delays,
       List<Window> windows) {
-    List<String> listed = sources.listed();
+    // spare slots are inputs without rows, idle after 0
+    List<String> listed = sources.inputs();
     ReplaySteps steps = ReplaySteps.of(buckets, batches, Math.max(1, listed.size()));
     long[] idle = new long[Math.max(1, listed.size())];
     java.util.Arrays.fill(idle, NONE);

@@ -232,6 +232,29 @@ class WatermarkReplayTest extends SparkTestBase {
   }
 
   @Test
+  void aSpareSlotHoldsTheWatermarkAtTheArrivalClock() {
+    // [a] and one spare slot (lake.sources-slots = 2), 10 s. B1: a1 10:05:00 from a clock ahead,
+    // arrival 10:00:01; B2: a2 10:04:00. Without the spare the watermark is 10:04:50 after B1 and
+    // a2 is dropped; the spare's watermark is the arrival clock - 10 s = 09:59:51, the query's
+    // too: a2 is kept.
+    String b2 = "2024-05-20T10:02:05Z";
+    Dataset<Row> bronze =
+        Fixtures.bronze(
+            spark,
+            List.of(
+                row("a1", "a", "10:05:00", "10:00:01", B1),
+                row("a2", "a", "10:04:00", "10:02:01", b2)));
+    assertThat(
+            replay(
+                bronze, List.of(), new SourceWatermarks(List.of("a"), java.util.Map.of(), 1), TEN))
+        .extracting(WatermarkReplay.Outcome::dropped)
+        .containsExactly(0L);
+    assertThat(replay(bronze, List.of(), List.of("a"), TEN))
+        .extracting(WatermarkReplay.Outcome::dropped)
+        .containsExactly(1L);
+  }
+
+  @Test
   void aRestartHoldsTheWatermarkUntilEveryListedSourceHasSentAgain() {
     // [a, b], 10 s. B1: a1, b1 10:00:00; B2: a2 10:02:00, b2 10:02:30 (watermark 10:01:50); then
     // the query restarts; B3: a3 10:03:30 only; B4: a4 10:02:10. Through the restart b's newest

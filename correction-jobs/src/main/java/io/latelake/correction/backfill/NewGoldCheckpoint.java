@@ -53,7 +53,7 @@ final class NewGoldCheckpoint {
                 null),
             metric);
     // the new checkpoint is the gold stream's: one watermark per listed source, recorded with it
-    SourceInputs.check(spark, checkpoint, metric.queryName(), config.sources().listed());
+    SourceInputs.check(spark, checkpoint, metric.queryName(), config.sources());
     // Every partition must be processed (Spark validates the state store commits of each).
     VoidFunction2<Dataset<Row>, Long> nothing =
         (batch, batchId) -> batch.write().format("noop").mode("overwrite").save();

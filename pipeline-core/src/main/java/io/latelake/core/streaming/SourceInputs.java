@@ -31,6 +31,8 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQueryProgress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Per-source event time ({@value #KEY}): one watermarked input per listed source, so that a slow
@@ -50,10 +52,11 @@ import org.apache.spark.sql.streaming.StreamingQueryProgress;
  * and have no watermark of their own (with an idle timeout, their arrivals move the arrival clock a
  * quiet listed source is timed by).
  *
- * <p>The list is recorded with each query's checkpoint (file {@value #MARKER} in the checkpoint
- * folder, one source per line) when the checkpoint is new; a checkpoint without it was built with
- * an empty list. A query refuses to start on a checkpoint recorded with another list ({@link
- * #check}).
+ * <p>The inputs are recorded with each query's checkpoint (file {@value #MARKER} in the checkpoint
+ * folder, one listed source or spare slot per line) when the checkpoint is new; a checkpoint
+ * without it was built with an empty list. A query refuses to start on a checkpoint recorded with
+ * another number of inputs; with the same number (spare slots, {@link SourceWatermarks}) it starts
+ * and records the new list ({@link #check}).
  */
 public final class SourceInputs {
   /** Config key of the sources given their own watermark. */
@@ -61,6 +64,8 @@ public final class SourceInputs {
 
   /** File in a query's checkpoint folder recording the list it was built with. */
   public static final String MARKER = "latelake-sources";
+
+  private static final Logger LOG = LoggerFactory.getLogger(SourceInputs.class);
 
   private SourceInputs() {}
 
@@ -78,6 +83,12 @@ public final class SourceInputs {
     if (sources.contains(UNLISTED)) {
       throw LakeConfigException.invalid(
           KEY, sources, "'" + UNLISTED + "' is the name of the other sources' rows");
+    }
+    for (String name : sources) {
+      if (name.startsWith(SourceWatermarks.SPARE)) {
+        throw LakeConfigException.invalid(
+            KEY, sources, "'" + name + "': names starting '(spare ' are those of spare slots");
+      }
     }
     return sources;
   }
@@ -122,7 +133,7 @@ public final class SourceInputs {
   public static Dataset<Row> watermarked(
       Dataset<Row> in, Duration delay, SourceWatermarks sources, Column keep) {
     String interval = delay.toMillis() + " milliseconds";
-    List<String> listed = sources.listed();
+    List<String> listed = sources.inputs();
     if (listed.isEmpty()) {
       Dataset<Row> observed = observeIngested(in);
       return (keep == null ? observed : observed.filter(keep))
@@ -343,14 +354,19 @@ public final class SourceInputs {
    * @param spark the session (Hadoop configuration)
    * @param checkpoint the query's checkpoint folder
    * @param queryName the query, for the message
-   * @param sources the configured {@value #KEY}
-   * @throws LakeConfigException (exit 2) when the checkpoint was built with another list, naming
-   *     both and the remedy
+   * @param sources the configured {@value #KEY} and its slots ({@link SourceWatermarks#inputs})
+   * @throws LakeConfigException (exit 2) when the checkpoint was built with another number of
+   *     inputs, naming both lists and the remedy. The same number with other names (a source listed
+   *     into a spare slot, a source removed leaving its slot spare, a source replaced by another)
+   *     is allowed: the new list is recorded and logged. Spark keeps one watermark per query, not
+   *     per input, in the checkpoint, so every input starts from no event time at each start
+   *     anyway; the query's watermark is kept.
    * @throws io.latelake.core.table.StorageException (exit 1) when the checkpoint folder cannot be
    *     read or written
    */
   public static void check(
-      SparkSession spark, String checkpoint, String queryName, List<String> sources) {
+      SparkSession spark, String checkpoint, String queryName, SourceWatermarks sources) {
+    List<String> inputs = sources.inputs();
     Path marker = new Path(checkpoint, MARKER);
     Path offsets = new Path(checkpoint, "offsets");
     try {
@@ -358,7 +374,7 @@ public final class SourceInputs {
       boolean started = fs.exists(offsets) && fs.listStatus(offsets).length > 0;
       if (!started) {
         try (OutputStream o = fs.create(marker, true)) {
-          o.write(String.join("\n", sources).getBytes(StandardCharsets.UTF_8));
+          o.write(String.join("\n", inputs).getBytes(StandardCharsets.UTF_8));
         }
         return;
       }
@@ -372,9 +388,25 @@ public final class SourceInputs {
           }
         }
       }
-      if (!recorded.equals(sources)) {
+      if (recorded.equals(inputs)) {
+        return;
+      }
+      int recordedInputs = recorded.isEmpty() ? 1 : recorded.size() + 1;
+      if (recordedInputs != sources.inputCount()) {
         throw refusal(queryName, checkpoint, recorded, sources);
       }
+      try (OutputStream o = fs.create(marker, true)) {
+        o.write(String.join("\n", inputs).getBytes(StandardCharsets.UTF_8));
+      }
+      LOG.info(
+          "{}: {} {} on checkpoint {}, which was built with {}: the same {} inputs, now recorded;"
+              + " the query's watermark is kept, each input starts from no event time",
+          queryName,
+          KEY,
+          inputs,
+          checkpoint,
+          recorded,
+          recordedInputs);
     } catch (IOException e) {
       throw new io.latelake.core.table.StorageException(
           "Cannot check the sources of checkpoint " + checkpoint + ": " + e.getMessage(), e);
@@ -385,27 +417,56 @@ public final class SourceInputs {
    * @return the exit-2 refusal for a checkpoint built with {@code recorded}
    */
   static LakeConfigException refusal(
-      String queryName, String checkpoint, List<String> recorded, List<String> sources) {
+      String queryName, String checkpoint, List<String> recorded, SourceWatermarks sources) {
+    int slots = recorded.size();
+    String remedy;
+    if (slots > 0 && !sources.listed().isEmpty() && sources.listed().size() <= slots) {
+      remedy =
+          "Set "
+              + SourceWatermarks.SLOTS_KEY
+              + " = "
+              + slots
+              + " to keep this checkpoint (a source takes a spare slot; a removed one leaves its"
+              + " slot spare), restore "
+              + KEY
+              + " = "
+              + listedOf(recorded)
+              + ", or rebuild";
+    } else if (slots > 0 && sources.listed().size() > slots) {
+      remedy =
+          "It has "
+              + slots
+              + " slots, fewer than the "
+              + sources.listed().size()
+              + " sources listed: replace a listed source, restore "
+              + KEY
+              + " = "
+              + listedOf(recorded)
+              + ", or rebuild";
+    } else {
+      remedy = "Restore " + KEY + " = " + listedOf(recorded) + ", or rebuild";
+    }
     return new LakeConfigException(
         "Cannot start stream "
             + queryName
             + ": "
             + KEY
             + " is "
-            + sources
+            + sources.inputs()
             + " but its checkpoint "
             + checkpoint
             + " was built with "
             + recorded
             + " (file "
             + MARKER
-            + "; none: []). The checkpoint's watermark and state were built with one watermark "
-            + "per listed source, and Spark records one input per listed source plus one and "
-            + "refuses a checkpoint whose number of inputs changed. Restore "
-            + KEY
-            + " = "
-            + recorded
-            + ", or rebuild this stream on a new checkpoint (move the checkpoint aside and "
-            + "delete its output table, then the layers that read it)");
+            + "; none: []). Spark records one input per listed source or spare slot, plus one, "
+            + "and refuses a checkpoint whose number of inputs changed. "
+            + remedy
+            + " this stream on a new checkpoint (move the checkpoint aside and delete its output "
+            + "table, then the layers that read it)");
+  }
+
+  private static List<String> listedOf(List<String> recorded) {
+    return recorded.stream().filter(s -> !s.startsWith(SourceWatermarks.SPARE)).toList();
   }
 }

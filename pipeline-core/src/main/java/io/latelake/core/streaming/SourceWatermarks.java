@@ -15,11 +15,31 @@ import java.util.Optional;
  * each may hold the query's watermark while it is quiet ({@value #IDLE_KEY}, overridden per source
  * by {@value #IDLE_PER_SOURCE_KEY}). How the two are applied: {@link SourceInputs#watermarked}.
  *
+ * <p><b>Slots.</b> Spark records one input per listed source, plus one for the other sources' rows,
+ * in a query's checkpoint and refuses a checkpoint whose number of inputs changed. {@value
+ * #SLOTS_KEY} reserves inputs: with {@code slots} greater than the number listed, the inputs beyond
+ * the listed sources are spare ({@link #inputs}: named {@code (spare 1)}, {@code (spare 2)}, ...).
+ * A spare input takes no source's rows; it is fed idle markers with a timeout of 0 (its watermark
+ * is the arrival clock − the delay), so it never holds the query's watermark behind what has
+ * arrived. A source can then be listed into a spare slot, or removed from the list leaving its slot
+ * spare, on the same checkpoints ({@link SourceInputs#check}).
+ *
  * @param listed the listed sources, in the configured order (empty: one watermark for all)
  * @param idleAfter per listed source, its idle timeout on the arrival clock; a listed source
  *     without an entry is never idle (it holds the watermark for as long as it is silent)
+ * @param spares the number of spare inputs after the listed sources (0 unless {@value #SLOTS_KEY}
+ *     reserves more inputs than are listed)
  */
-public record SourceWatermarks(List<String> listed, Map<String, Duration> idleAfter) {
+public record SourceWatermarks(List<String> listed, Map<String, Duration> idleAfter, int spares) {
+  /**
+   * Config key: the number of source inputs (listed sources + spare slots) silver and gold build, 0
+   * (the default) for as many as are listed.
+   */
+  public static final String SLOTS_KEY = "lake.sources-slots";
+
+  /** Name prefix of a spare input ({@link #inputs}). */
+  public static final String SPARE = "(spare ";
+
   /**
    * Config key: the idle timeout of every listed source, {@code off} (the default) or a duration.
    */
@@ -33,6 +53,14 @@ public record SourceWatermarks(List<String> listed, Map<String, Duration> idleAf
   public SourceWatermarks {
     listed = List.copyOf(listed);
     idleAfter = Map.copyOf(idleAfter);
+    if (spares < 0 || (spares > 0 && listed.isEmpty())) {
+      throw new IllegalArgumentException("spares " + spares + " for listed " + listed);
+    }
+  }
+
+  /** No spare input. */
+  public SourceWatermarks(List<String> listed, Map<String, Duration> idleAfter) {
+    this(listed, idleAfter, 0);
   }
 
   /**
@@ -40,6 +68,26 @@ public record SourceWatermarks(List<String> listed, Map<String, Duration> idleAf
    */
   public static SourceWatermarks of(List<String> listed) {
     return new SourceWatermarks(listed, Map.of());
+  }
+
+  /**
+   * @return the watermarked inputs in plan order: the listed sources, then the spare ones ({@code
+   *     (spare 1)}, ...); empty when nothing is listed (one input for all rows)
+   */
+  public List<String> inputs() {
+    List<String> all = new java.util.ArrayList<>(listed);
+    for (int i = 1; i <= spares; i++) {
+      all.add(SPARE + i + ")");
+    }
+    return List.copyOf(all);
+  }
+
+  /**
+   * @return the number of inputs Spark records in the checkpoint: 1 when nothing is listed, else
+   *     one per listed source and spare slot plus one for the other sources' rows
+   */
+  public int inputCount() {
+    return listed.isEmpty() ? 1 : listed.size() + spares + 1;
   }
 
   /**
@@ -95,7 +143,28 @@ public record SourceWatermarks(List<String> listed, Map<String, Duration> idleAf
         idle.remove(key);
       }
     }
-    return new SourceWatermarks(listed, idle);
+    int slots = lake.intBetween("sources-slots", 0, 1000);
+    if (slots > 0 && listed.isEmpty()) {
+      throw LakeConfigException.invalid(
+          SLOTS_KEY,
+          slots,
+          "slots hold the sources listed in "
+              + SourceInputs.KEY
+              + ", which is empty (one watermark for all sources); list at least one source");
+    }
+    if (slots > 0 && slots < listed.size()) {
+      throw LakeConfigException.invalid(
+          SLOTS_KEY,
+          slots,
+          "fewer slots than the "
+              + listed.size()
+              + " sources listed in "
+              + SourceInputs.KEY
+              + " "
+              + listed
+              + " (0: as many as are listed)");
+    }
+    return new SourceWatermarks(listed, idle, slots == 0 ? 0 : slots - listed.size());
   }
 
   private static Optional<Duration> timeout(Settings s, String path) {
@@ -107,9 +176,13 @@ public record SourceWatermarks(List<String> listed, Map<String, Duration> idleAf
   }
 
   /**
-   * @return the idle timeout of {@code source}, empty when it is never idle
+   * @return the idle timeout of {@code source} (an input of {@link #inputs}), empty when it is
+   *     never idle; 0 for a spare input
    */
   public Optional<Duration> idleAfter(String source) {
+    if (source.startsWith(SPARE) && !listed.contains(source)) {
+      return Optional.of(Duration.ZERO);
+    }
     return Optional.ofNullable(idleAfter.get(source));
   }
 }

@@ -161,7 +161,7 @@ public abstract class StreamingJob<C> {
         context.spark(),
         context.tables().checkpoint(plan.queryName()),
         plan.queryName(),
-        w.sources().listed());
+        w.sources());
   }
 
   /**

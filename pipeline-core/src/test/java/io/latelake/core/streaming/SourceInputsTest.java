@@ -39,6 +39,39 @@ class SourceInputsTest {
   }
 
   @Test
+  void slotsBeyondTheListAreSpareInputs() {
+    SourceWatermarks w =
+        SourceWatermarks.fromConfig(
+            ConfigLoader.load(
+                Optional.empty(), List.of("lake.sources=[a, b]", "lake.sources-slots=4")));
+    assertThat(w.listed()).containsExactly("a", "b");
+    assertThat(w.inputs()).containsExactly("a", "b", "(spare 1)", "(spare 2)");
+    assertThat(w.inputCount()).isEqualTo(5);
+    assertThat(w.idleAfter("(spare 2)")).contains(java.time.Duration.ZERO);
+    assertThat(w.idleAfter("b")).isEmpty();
+    assertThat(SourceWatermarks.of(List.of()).inputCount()).isEqualTo(1);
+    assertThat(SourceWatermarks.of(List.of("a", "b")).inputCount()).isEqualTo(3);
+  }
+
+  @Test
+  void slotsNeedAListedSourceAndSpareNamesCannotBeListed() {
+    assertThatThrownBy(
+            () ->
+                SourceWatermarks.fromConfig(
+                    ConfigLoader.load(Optional.empty(), List.of("lake.sources-slots=2"))))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value '2' for key 'lake.sources-slots': slots hold the sources listed in"
+                + " lake.sources, which is empty (one watermark for all sources); list at least"
+                + " one source");
+    assertThatThrownBy(() -> sources("[a, \"(spare 1)\"]"))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value '[a, (spare 1)]' for key 'lake.sources': '(spare 1)': names starting"
+                + " '(spare ' are those of spare slots");
+  }
+
+  @Test
   void aBlankSourceIsRefused() {
     assertThatThrownBy(() -> sources("[a, \"\"]"))
         .isInstanceOf(LakeConfigException.class)
