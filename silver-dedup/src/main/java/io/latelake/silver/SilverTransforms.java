@@ -3,6 +3,7 @@ package io.latelake.silver;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.unix_micros;
 
+import io.latelake.core.streaming.SourceDrops;
 import io.latelake.core.streaming.SourceInputs;
 import io.latelake.core.streaming.SourceWatermarks;
 import java.time.Duration;
@@ -58,14 +59,14 @@ public final class SilverTransforms {
     }
     out.add(lateness().as("lateness_s"));
     // with sources listed: the rows of each that reach the deduplication and that leave it, for
-    // the dropped rows per source (SourceInputs.droppedBySource; observations, no state)
+    // the dropped rows per source (SourceDrops.droppedBySource; observations, no state)
     Dataset<Row> deduplicated =
-        SourceInputs.observeBySource(
+        SourceDrops.observeBySource(
                 SourceInputs.watermarked(bronze, delay, sources, col("error").isNull()),
-                SourceInputs.SOURCE_IN,
+                SourceDrops.SOURCE_IN,
                 sources.listed())
             .dropDuplicatesWithinWatermark("event_id");
-    return SourceInputs.observeBySource(deduplicated, SourceInputs.SOURCE_OUT, sources.listed())
+    return SourceDrops.observeBySource(deduplicated, SourceDrops.SOURCE_OUT, sources.listed())
         .select(out.toArray(Column[]::new));
   }
 

@@ -5,6 +5,7 @@ import io.latelake.core.metric.MetricAggregation;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.streaming.Checkpoints;
 import io.latelake.core.streaming.ProgressRecorder;
+import io.latelake.core.streaming.SourceCheckpoints;
 import io.latelake.core.streaming.SourceInputs;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.correction.shared.CorrectionConfig;
@@ -53,7 +54,7 @@ final class NewGoldCheckpoint {
                 null),
             metric);
     // the new checkpoint is the gold stream's: one watermark per listed source, recorded with it
-    SourceInputs.check(spark, checkpoint, metric.queryName(), config.sources());
+    SourceCheckpoints.check(spark, checkpoint, metric.queryName(), config.sources());
     // Every partition must be processed (Spark validates the state store commits of each).
     VoidFunction2<Dataset<Row>, Long> nothing =
         (batch, batchId) -> batch.write().format("noop").mode("overwrite").save();

@@ -22,7 +22,7 @@ import java.util.List;
  * micro-batches whose split is known; {@code unsplit_dropped_rows} long — silver's dropped rows in
  * micro-batches whose split is not known (null {@code dropped_by_source}: several sources lost rows
  * beside removed duplicates, or a micro-batch before sources were listed), the same on every row
- * ({@link io.latelake.core.streaming.SourceInputs#droppedBySource}); the drops of unlisted sources
+ * ({@link io.latelake.core.streaming.SourceDrops#droppedBySource}); the drops of unlisted sources
  * ({@code (unlisted)}) are in neither. Both are null when the lake had no {@code stream_progress}
  * table with {@code dropped_by_source} when the view was registered. An arrival time is the row's
  * enqueued time, or its ingested time when that is earlier, as for the idle markers ({@link

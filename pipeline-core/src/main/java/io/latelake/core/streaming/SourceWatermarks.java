@@ -22,7 +22,7 @@ import java.util.Optional;
  * A spare input takes no source's rows; it is fed idle markers with a timeout of 0 (its watermark
  * is the arrival clock − the delay), so it never holds the query's watermark behind what has
  * arrived. A source can then be listed into a spare slot, or removed from the list leaving its slot
- * spare, on the same checkpoints ({@link SourceInputs#check}).
+ * spare, on the same checkpoints ({@link SourceCheckpoints#check}).
  *
  * @param listed the listed sources, in the configured order (empty: one watermark for all)
  * @param idleAfter per listed source, its idle timeout on the arrival clock; a listed source

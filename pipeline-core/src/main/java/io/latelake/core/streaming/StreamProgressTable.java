@@ -35,7 +35,7 @@ import org.apache.spark.sql.types.StructType;
  * bronze, recovered rows, and rows written before the column existed), {@code dropped_by_source}
  * map&lt;string, long&gt; (silver with {@code lake.sources}: the rows dropped by the watermark per
  * listed source, and {@code (unlisted)} for other sources' rows, by the rule of {@link
- * SourceInputs#droppedBySource}; null when no source is listed, for gold and bronze, when the split
+ * SourceDrops#droppedBySource}; null when no source is listed, for gold and bronze, when the split
  * is not known, for recovered rows, and for rows written before the column existed).
  */
 public final class StreamProgressTable {
@@ -118,7 +118,7 @@ public final class StreamProgressTable {
           duration(p, "triggerExecution"),
           duration(p, "addBatch"),
           SourceInputs.ingestedUntil(p),
-          SourceInputs.droppedBySource(p, dropped, duplicates).orElse(null));
+          SourceDrops.droppedBySource(p, dropped, duplicates).orElse(null));
     }
 
     private static long duration(StreamingQueryProgress p, String key) {

@@ -146,7 +146,7 @@ public abstract class StreamingJob<C> {
    *     without a watermark. With one, each output's start checks also compare the delay with the
    *     one the output table records ({@link WatermarkDelays#check}: a WARN when they differ; with
    *     {@code auto} nothing) and the checkpoint's watermark inputs with the listed sources ({@link
-   *     SourceInputs#check}: exit 2 when the checkpoint was built for other listed sources).
+   *     SourceCheckpoints#check}: exit 2 when the checkpoint was built for other listed sources).
    */
   protected java.util.Optional<Watermarking> watermarking() {
     return java.util.Optional.empty();
@@ -157,7 +157,7 @@ public abstract class StreamingJob<C> {
       WatermarkDelays.check(
           context.spark(), plan.outputPath(), plan.queryName(), w.setting().key(), w.delay());
     }
-    SourceInputs.check(
+    SourceCheckpoints.check(
         context.spark(),
         context.tables().checkpoint(plan.queryName()),
         plan.queryName(),

@@ -15,7 +15,7 @@ class DroppedBySourceTest {
       new StructType()
           .add("a", DataTypes.LongType)
           .add("b", DataTypes.LongType)
-          .add(SourceInputs.UNLISTED, DataTypes.LongType);
+          .add(SourceDrops.UNLISTED, DataTypes.LongType);
 
   private static Row counts(long a, long b, long unlisted) {
     return new GenericRowWithSchema(new Object[] {a, b, unlisted}, COUNTS);
@@ -23,34 +23,34 @@ class DroppedBySourceTest {
 
   @Test
   void withoutDuplicatesEachSourceLosesWhatDidNotComeOut() {
-    assertThat(SourceInputs.droppedBySource(counts(5, 4, 0), counts(5, 1, 0), 3, 0))
+    assertThat(SourceDrops.droppedBySource(counts(5, 4, 0), counts(5, 1, 0), 3, 0))
         .contains(Map.of("a", 0L, "b", 3L));
     // rows of an unlisted source are a key of their own once there are some
-    assertThat(SourceInputs.droppedBySource(counts(5, 4, 2), counts(4, 4, 1), 2, 0))
-        .contains(Map.of("a", 1L, "b", 0L, SourceInputs.UNLISTED, 1L));
+    assertThat(SourceDrops.droppedBySource(counts(5, 4, 2), counts(4, 4, 1), 2, 0))
+        .contains(Map.of("a", 1L, "b", 0L, SourceDrops.UNLISTED, 1L));
   }
 
   @Test
   void withDuplicatesOnlyOneLosingSourceIsSplitExactly() {
     // b lost 3 rows: 2 dropped by the watermark and 1 duplicate
-    assertThat(SourceInputs.droppedBySource(counts(5, 4, 0), counts(5, 1, 0), 2, 1))
+    assertThat(SourceDrops.droppedBySource(counts(5, 4, 0), counts(5, 1, 0), 2, 1))
         .contains(Map.of("a", 0L, "b", 2L));
     // nothing dropped: zeros whatever the duplicates
-    assertThat(SourceInputs.droppedBySource(counts(5, 4, 0), counts(4, 3, 0), 0, 2))
+    assertThat(SourceDrops.droppedBySource(counts(5, 4, 0), counts(4, 3, 0), 0, 2))
         .contains(Map.of("a", 0L, "b", 0L));
     // both lost rows and some were duplicates: which were dropped is not known
-    assertThat(SourceInputs.droppedBySource(counts(5, 4, 0), counts(4, 3, 0), 1, 1)).isEmpty();
+    assertThat(SourceDrops.droppedBySource(counts(5, 4, 0), counts(4, 3, 0), 1, 1)).isEmpty();
   }
 
   @Test
   void countsThatDoNotAddUpToWhatSparkRemovedAreNotSplit() {
     // a task run again counted b's rows twice on the way in: 3 lost, Spark removed 2
-    assertThat(SourceInputs.droppedBySource(counts(5, 4, 0), counts(5, 1, 0), 2, 0)).isEmpty();
+    assertThat(SourceDrops.droppedBySource(counts(5, 4, 0), counts(5, 1, 0), 2, 0)).isEmpty();
   }
 
   @Test
   void aQueryWithoutBothObservationsHasNoSplit() {
-    assertThat(SourceInputs.droppedBySource(counts(5, 4, 0), null, 1, 0)).isEmpty();
-    assertThat(SourceInputs.droppedBySource(null, null, 0, 0)).isEmpty();
+    assertThat(SourceDrops.droppedBySource(counts(5, 4, 0), null, 1, 0)).isEmpty();
+    assertThat(SourceDrops.droppedBySource(null, null, 0, 0)).isEmpty();
   }
 }
