@@ -337,7 +337,8 @@ public final class Bench {
     if (on("publish")) {
       record("publish", gold, append);
       // The warm-up leaves out the 4x table: it runs gold's code once more on other data.
-      record("publish-4x-table", warmUp ? 0 : largeGold(root, gc, t, r), gold);
+      record("publish-4x-table", warmUp ? 0 : largeGold(root, gc, t, r, false), gold);
+      record("publish-4x-in-range", warmUp ? 0 : largeGold(root, gc, t, r, true), gold);
     }
     if (on("fast-path")) {
       record("fast-path", bronze + silver + gold, oneQuery);
@@ -439,23 +440,70 @@ public final class Bench {
    *
    * @return seconds spent in gold over the slices
    */
-  private double largeGold(Path root, GoldConfig gc, TableRegistry t, int r) {
-    Path lake = root.resolve("large-lake");
-    Config cfg = lakeConfig(base, lake, root.resolve("landing"));
-    TableRegistry lt = TableRegistry.fromConfig(cfg);
+  /**
+   * Gold's lock-step MERGEs, slice by slice, into a gold table that holds 3× more rows first, in a
+   * lake of its own. The extra rows are the lake's silver rows copied three times (ids suffixed
+   * {@code -d1} .. {@code -d3}).
+   *
+   * @param inRange false: the copies are shifted 1, 2 and 3 days back, so the extra gold rows are
+   *     older than the window range the MERGEs touch; true: the copies are other devices' rows
+   *     ({@code device_id} suffixed too) at the same event times, so the extra rows are in the
+   *     windows the MERGEs touch. Their gold is made in a lake of its own and appended to this
+   *     lake's gold table after a first micro-batch of one row a day before the data (the table and
+   *     checkpoint then exist, with a watermark behind every slice).
+   * @return seconds of gold over the slices
+   */
+  private double largeGold(Path root, GoldConfig gc, TableRegistry t, int r, boolean inRange) {
     Dataset<Row> silver = spark.read().format("delta").load(t.silverEvents());
-    Dataset<Row> shifted = null;
+    Dataset<Row> copies = null;
     for (int k = 1; k <= 3; k++) {
-      String back = "INTERVAL " + k + " DAYS";
-      Dataset<Row> s =
-          silver
-              .withColumn("event_id", concat(col("event_id"), lit("-d" + k)))
-              .withColumn("event_time", col("event_time").minus(expr(back)))
-              .withColumn("enqueued_time", col("enqueued_time").minus(expr(back)));
-      shifted = shifted == null ? s : shifted.union(s);
+      Dataset<Row> s = silver.withColumn("event_id", concat(col("event_id"), lit("-d" + k)));
+      if (inRange) {
+        s = s.withColumn("device_id", concat(col("device_id"), lit("-d" + k)));
+      } else {
+        String back = "INTERVAL " + k + " DAYS";
+        s =
+            s.withColumn("event_time", col("event_time").minus(expr(back)))
+                .withColumn("enqueued_time", col("enqueued_time").minus(expr(back)));
+      }
+      copies = copies == null ? s : copies.union(s);
     }
-    shifted.write().format("delta").mode("overwrite").save(lt.silverEvents());
-    new GoldJob(JobContext.start(spark, lt), gc).run();
+    Path landing = root.resolve("landing");
+    TableRegistry lt =
+        TableRegistry.fromConfig(
+            lakeConfig(
+                base, root.resolve(inRange ? "large-lake-in-range" : "large-lake"), landing));
+    if (inRange) {
+      TableRegistry ct =
+          TableRegistry.fromConfig(lakeConfig(base, root.resolve("copies-lake"), landing));
+      copies.write().format("delta").mode("overwrite").save(ct.silverEvents());
+      new GoldJob(JobContext.start(spark, ct), gc).run();
+      String dayBack = "INTERVAL 1 DAYS";
+      silver
+          .limit(1)
+          .withColumn("event_id", lit("warm-up"))
+          .withColumn("device_id", lit("warm-up"))
+          .withColumn("event_time", col("event_time").minus(expr(dayBack)))
+          .withColumn("enqueued_time", col("enqueued_time").minus(expr(dayBack)))
+          .write()
+          .format("delta")
+          .mode("overwrite")
+          .save(lt.silverEvents());
+      new GoldJob(JobContext.start(spark, lt), gc).run();
+      for (MetricSpec m : gc.metrics()) {
+        spark
+            .read()
+            .format("delta")
+            .load(ct.gold(m.name()))
+            .write()
+            .format("delta")
+            .mode("append")
+            .save(lt.gold(m.name()));
+      }
+    } else {
+      copies.write().format("delta").mode("overwrite").save(lt.silverEvents());
+      new GoldJob(JobContext.start(spark, lt), gc).run();
+    }
     double seconds = 0;
     Instant prev = Instant.EPOCH;
     for (int i = 0; i < data.sliceCount(); i++) {
@@ -472,7 +520,39 @@ public final class Bench {
       prev = end;
       seconds += time(() -> new GoldJob(JobContext.start(spark, lt), gc).run());
     }
-    LOG.info("repeat {}: gold over a 4x table took {} s", r + 1, seconds);
+    if (inRange) {
+      // the 1x lake's rows, unchanged by the other devices' rows beside them
+      for (MetricSpec m : gc.metrics()) {
+        String[] cols = {"window_start", "window_end", "device_id", "events", "bytes"};
+        Dataset<Row> own =
+            spark
+                .read()
+                .format("delta")
+                .load(lt.gold(m.name()))
+                .filter(
+                    org.apache
+                        .spark
+                        .sql
+                        .functions
+                        .not(col("device_id").rlike("-d[123]$"))
+                        .and(col("device_id").notEqual("warm-up")))
+                .selectExpr(cols);
+        Dataset<Row> oneX = spark.read().format("delta").load(t.gold(m.name())).selectExpr(cols);
+        long differences = HistoryBench.differences(own, oneX);
+        if (differences > 0) {
+          LOG.error(
+              "publish-4x-in-range: {} rows of gold.{} differ from the 1x lake's",
+              differences,
+              m.name());
+          failedChecks.add("publish");
+        }
+      }
+    }
+    LOG.info(
+        "repeat {}: gold over a 4x table ({}) took {} s",
+        r + 1,
+        inRange ? "extra rows in range" : "extra rows older",
+        seconds);
     return seconds;
   }
 
@@ -585,254 +665,9 @@ public final class Bench {
   }
 
   private List<Figure> figures() {
-    List<Figure> out = new ArrayList<>();
-    add(
-        out,
-        "ingest-vs-from-json",
-        "ingest",
-        "s",
-        true,
-        0.7,
-        "bronze from files vs from_json + Delta append (throughput)",
-        false);
-    add(
-        out,
-        "ingest-vs-bare-copy",
-        "ingest",
-        "s",
-        true,
-        0.4,
-        "bronze from files vs bare copy of value (throughput)",
-        false);
-    add(
-        out,
-        "dedup",
-        "dedup",
-        "s",
-        true,
-        0.6,
-        "silver (session's state store, default HDFSBackedStateStoreProvider) vs the same "
-            + "stream with withWatermark only (throughput)",
-        false);
-    bound(
-        out,
-        "dedup-bound",
-        "dedup",
-        true,
-        0.6,
-        "the withWatermark-only stream plus dropDuplicatesWithinWatermark alone, hand-written, "
-            + "vs the withWatermark-only stream: the best a dedup on Spark reaches here");
-    add(
-        out,
-        "dedup-state-rows",
-        "dedup",
-        "rows",
-        false,
-        1.0,
-        "silver state rows at the end vs 1.3 x rate x (2 delay + trigger)",
-        false);
-    add(
-        out,
-        "dedup-rocksdb",
-        "dedup",
-        "s",
-        true,
-        0.6,
-        "silver on RocksDBStateStoreProvider vs the same withWatermark-only stream (throughput)",
-        false);
-    add(
-        out,
-        "dedup-rocksdb-state-rows",
-        "dedup",
-        "rows",
-        false,
-        1.0,
-        "silver on RocksDB: state rows at the end vs 1.3 x rate x (2 delay + trigger)",
-        false);
-    add(
-        out,
-        "publish",
-        "publish",
-        "s",
-        false,
-        3.0,
-        "gold MERGE vs plain append of the same micro-batches (time)",
-        false);
-    add(
-        out,
-        "publish-4x-table",
-        "publish",
-        "s",
-        false,
-        1.5,
-        "gold MERGE into a 4x larger gold table vs the same MERGE into the 1x table (time)",
-        false);
-    add(
-        out,
-        "fast-path",
-        "fast-path",
-        "s",
-        true,
-        0.8,
-        "bronze -> silver -> gold vs one hand-written query (throughput)",
-        false);
-    bound(
-        out,
-        "fast-path-bound",
-        "fast-path",
-        true,
-        0.8,
-        "three minimal hand-written stages through two Delta tables (from_json append, "
-            + "dedup-bound's stream, the aggregate appended, not MERGEd) vs one query");
-    add(
-        out,
-        "correction",
-        "correction",
-        "s",
-        false,
-        correctionTarget,
-        "correct after a 1% late batch vs full recompute from bronze (time; target "
-            + "max(0.15, 2 f_w))"
-            + (failedChecks.contains("correction") ? "; OUTPUT DIFFERS" : "; output identical"),
-        false);
-    bound(
-        out,
-        "correction-bound",
-        "correction",
-        false,
-        correctionTarget,
-        "the least incremental correction, hand-written: windows of the rows ingested since, "
-            + "their recompute, one MERGE (no state, no log) vs full recompute");
-    add(
-        out,
-        "correction-history",
-        "correction",
-        "s",
-        false,
-        0.15,
-        "correct after a contiguous late batch (one device offline, 1% of the events) over "
-            + historyDays
-            + " days of bronze history vs full recompute from bronze (time)"
-            + (failedChecks.contains("correction-history")
-                ? "; OUTPUT DIFFERS"
-                : "; output identical"),
-        false);
-    add(
-        out,
-        "correction-history-spread",
-        "correction",
-        "s",
-        false,
-        0.15,
-        "correct after a late batch of the same size spread over 2% of the windows of the newest"
-            + " day (all devices) over the same "
-            + historyDays
-            + " days of history vs full recompute from bronze (time)"
-            + (failedChecks.contains("correction-history")
-                ? "; OUTPUT DIFFERS"
-                : "; output identical"),
-        false);
-    bound(
-        out,
-        "correction-history-bound",
-        "correction",
-        false,
-        0.15,
-        "correction-bound's least incremental correction over the same history and late batch "
-            + "(its MERGE into the recomputed table checked to leave it equal to gold) vs full "
-            + "recompute");
-    add(
-        out,
-        "correction-growth",
-        "correction",
-        "s",
-        false,
-        1.3,
-        "correct after the same late batch over "
-            + 4 * historyDays
-            + " vs "
-            + historyDays
-            + " days of history (time); the full recompute grew "
-            + (recomputeGrowth.isEmpty()
-                ? "-"
-                : String.format(Locale.ROOT, "%.2f×", Figure.median(recomputeGrowth))),
-        false);
-    add(
-        out,
-        "profile",
-        "profile",
-        "s",
-        false,
-        2.0,
-        "profile vs one plain scan for count/min/max of lateness (time)",
-        false);
-    bound(
-        out,
-        "profile-bound",
-        "profile",
-        false,
-        2.0,
-        "the least profile, hand-written: first arrivals (min_by per event_id), count and one "
-            + "percentile_approx per source and day, nothing written vs the plain scan");
-    add(
-        out,
-        "scale-out",
-        "scale-out",
-        "s",
-        true,
-        1.7,
-        "lock-step fast path on local[2] vs local[1] in child JVMs (throughput)",
-        false);
-    bound(
-        out,
-        "scale-out-bound",
-        "scale-out",
-        true,
-        1.7,
-        "Amdahl: local[1]'s driver-side time plus half its task time (the best two cores can "
-            + "do) vs local[1]'s time");
-    return out;
-  }
-
-  /** A bound row (seconds) for the figure with {@code target}, see {@link Figure#bound()}. */
-  private void bound(
-      List<Figure> out, String name, String group, boolean atLeast, double target, String note) {
-    add(out, name, group, "s", atLeast, target, note, true);
-  }
-
-  private void add(
-      List<Figure> out,
-      String name,
-      String group,
-      String unit,
-      boolean atLeast,
-      double target,
-      String note,
-      boolean bound) {
-    if (ours.containsKey(name)) {
-      out.add(
-          Figure.of(
-              name,
-              group,
-              unit,
-              ours.get(name),
-              refs.get(name),
-              atLeast,
-              target,
-              note,
-              !failedChecks.contains(checkOf(name, group)),
-              bound));
-    }
-  }
-
-  /**
-   * @return the key in {@code failedChecks} of a figure's output check: {@link HistoryBench}'s rows
-   *     have their own (its comparison covers the history), the others their group's
-   */
-  private static String checkOf(String figure, String group) {
-    return figure.startsWith("correction-history") || figure.equals("correction-growth")
-        ? "correction-history"
-        : group;
+    return new BenchFigures(
+            ours, refs, failedChecks, correctionTarget, historyDays, recomputeGrowth)
+        .all();
   }
 
   /** Wall-clock seconds of {@code work}. */

@@ -32,6 +32,7 @@ class BenchSmokeTest {
           "dedup-rocksdb-state-rows",
           "publish",
           "publish-4x-table",
+          "publish-4x-in-range",
           "fast-path",
           "fast-path-bound",
           "correction",
@@ -115,6 +116,8 @@ class BenchSmokeTest {
     assertThat(json.get("figures").get(FIGURES.indexOf("scale-out-bound")).get("ratio").asDouble())
         .isBetween(1.0, 2.0);
     assertThat(names).containsExactlyElementsOf(FIGURES);
+    assertThat(json.get("figures").get(FIGURES.indexOf("publish-4x-in-range")).get("note").asText())
+        .endsWith("; the 1x lake's rows identical");
     assertThat(json.get("figures").get(FIGURES.indexOf("correction")).get("note").asText())
         .contains("output identical");
     assertThat(json.get("figures").get(FIGURES.indexOf("correction-history")).get("note").asText())

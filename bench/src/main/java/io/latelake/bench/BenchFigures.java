@@ -1,0 +1,306 @@
+package io.latelake.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The bench's rows, in print order: each figure's name, group, unit, direction, target and note,
+ * for the pairs a run recorded (a figure without a recorded pair is left out).
+ */
+final class BenchFigures {
+  private final Map<String, List<Double>> ours;
+  private final Map<String, List<Double>> refs;
+  private final List<String> failedChecks;
+  private final double correctionTarget;
+  private final int historyDays;
+  private final List<Double> recomputeGrowth;
+
+  /**
+   * @param ours per figure, our time (or rows) of each repeat
+   * @param refs per figure, the reference's, paired with {@code ours}
+   * @param failedChecks the output checks that failed ({@link #checkOf})
+   * @param correctionTarget the correction row's target, max(0.15, 2 f_w)
+   * @param historyDays the history rows' D (0: not run)
+   * @param recomputeGrowth per repeat, the full recompute's time over 4D vs D days
+   */
+  BenchFigures(
+      Map<String, List<Double>> ours,
+      Map<String, List<Double>> refs,
+      List<String> failedChecks,
+      double correctionTarget,
+      int historyDays,
+      List<Double> recomputeGrowth) {
+    this.ours = ours;
+    this.refs = refs;
+    this.failedChecks = failedChecks;
+    this.correctionTarget = correctionTarget;
+    this.historyDays = historyDays;
+    this.recomputeGrowth = recomputeGrowth;
+  }
+
+  List<Figure> all() {
+    List<Figure> out = new ArrayList<>();
+    add(
+        out,
+        "ingest-vs-from-json",
+        "ingest",
+        "s",
+        true,
+        0.7,
+        "bronze from files vs from_json + Delta append (throughput)",
+        false);
+    add(
+        out,
+        "ingest-vs-bare-copy",
+        "ingest",
+        "s",
+        true,
+        0.4,
+        "bronze from files vs bare copy of value (throughput)",
+        false);
+    add(
+        out,
+        "dedup",
+        "dedup",
+        "s",
+        true,
+        0.6,
+        "silver (session's state store, default HDFSBackedStateStoreProvider) vs the same "
+            + "stream with withWatermark only (throughput)",
+        false);
+    bound(
+        out,
+        "dedup-bound",
+        "dedup",
+        true,
+        0.6,
+        "the withWatermark-only stream plus dropDuplicatesWithinWatermark alone, hand-written, "
+            + "vs the withWatermark-only stream: the best a dedup on Spark reaches here");
+    add(
+        out,
+        "dedup-state-rows",
+        "dedup",
+        "rows",
+        false,
+        1.0,
+        "silver state rows at the end vs 1.3 x rate x (2 delay + trigger)",
+        false);
+    add(
+        out,
+        "dedup-rocksdb",
+        "dedup",
+        "s",
+        true,
+        0.6,
+        "silver on RocksDBStateStoreProvider vs the same withWatermark-only stream (throughput)",
+        false);
+    add(
+        out,
+        "dedup-rocksdb-state-rows",
+        "dedup",
+        "rows",
+        false,
+        1.0,
+        "silver on RocksDB: state rows at the end vs 1.3 x rate x (2 delay + trigger)",
+        false);
+    add(
+        out,
+        "publish",
+        "publish",
+        "s",
+        false,
+        3.0,
+        "gold MERGE vs plain append of the same micro-batches (time)",
+        false);
+    add(
+        out,
+        "publish-4x-table",
+        "publish",
+        "s",
+        false,
+        1.5,
+        "gold MERGE into a 4x larger gold table vs the same MERGE into the 1x table (time)",
+        false);
+    add(
+        out,
+        "publish-4x-in-range",
+        "publish",
+        "s",
+        false,
+        1.5,
+        "gold MERGE into a gold table holding 3x more rows in the same windows (other devices)"
+            + " vs the same MERGE into the 1x table (time)"
+            + (failedChecks.contains("publish")
+                ? "; OUTPUT DIFFERS"
+                : "; the 1x lake's rows identical"),
+        false);
+    add(
+        out,
+        "fast-path",
+        "fast-path",
+        "s",
+        true,
+        0.8,
+        "bronze -> silver -> gold vs one hand-written query (throughput)",
+        false);
+    bound(
+        out,
+        "fast-path-bound",
+        "fast-path",
+        true,
+        0.8,
+        "three minimal hand-written stages through two Delta tables (from_json append, "
+            + "dedup-bound's stream, the aggregate appended, not MERGEd) vs one query");
+    add(
+        out,
+        "correction",
+        "correction",
+        "s",
+        false,
+        correctionTarget,
+        "correct after a 1% late batch vs full recompute from bronze (time; target "
+            + "max(0.15, 2 f_w))"
+            + (failedChecks.contains("correction") ? "; OUTPUT DIFFERS" : "; output identical"),
+        false);
+    bound(
+        out,
+        "correction-bound",
+        "correction",
+        false,
+        correctionTarget,
+        "the least incremental correction, hand-written: windows of the rows ingested since, "
+            + "their recompute, one MERGE (no state, no log) vs full recompute");
+    add(
+        out,
+        "correction-history",
+        "correction",
+        "s",
+        false,
+        0.15,
+        "correct after a contiguous late batch (one device offline, 1% of the events) over "
+            + historyDays
+            + " days of bronze history vs full recompute from bronze (time)"
+            + (failedChecks.contains("correction-history")
+                ? "; OUTPUT DIFFERS"
+                : "; output identical"),
+        false);
+    add(
+        out,
+        "correction-history-spread",
+        "correction",
+        "s",
+        false,
+        0.15,
+        "correct after a late batch of the same size spread over 2% of the windows of the newest"
+            + " day (all devices) over the same "
+            + historyDays
+            + " days of history vs full recompute from bronze (time)"
+            + (failedChecks.contains("correction-history")
+                ? "; OUTPUT DIFFERS"
+                : "; output identical"),
+        false);
+    bound(
+        out,
+        "correction-history-bound",
+        "correction",
+        false,
+        0.15,
+        "correction-bound's least incremental correction over the same history and late batch "
+            + "(its MERGE into the recomputed table checked to leave it equal to gold) vs full "
+            + "recompute");
+    add(
+        out,
+        "correction-growth",
+        "correction",
+        "s",
+        false,
+        1.3,
+        "correct after the same late batch over "
+            + 4 * historyDays
+            + " vs "
+            + historyDays
+            + " days of history (time); the full recompute grew "
+            + (recomputeGrowth.isEmpty()
+                ? "-"
+                : String.format(Locale.ROOT, "%.2f×", Figure.median(recomputeGrowth))),
+        false);
+    add(
+        out,
+        "profile",
+        "profile",
+        "s",
+        false,
+        2.0,
+        "profile vs one plain scan for count/min/max of lateness (time)",
+        false);
+    bound(
+        out,
+        "profile-bound",
+        "profile",
+        false,
+        2.0,
+        "the least profile, hand-written: first arrivals (min_by per event_id), count and one "
+            + "percentile_approx per source and day, nothing written vs the plain scan");
+    add(
+        out,
+        "scale-out",
+        "scale-out",
+        "s",
+        true,
+        1.7,
+        "lock-step fast path on local[2] vs local[1] in child JVMs (throughput)",
+        false);
+    bound(
+        out,
+        "scale-out-bound",
+        "scale-out",
+        true,
+        1.7,
+        "Amdahl: local[1]'s driver-side time plus half its task time (the best two cores can "
+            + "do) vs local[1]'s time");
+    return out;
+  }
+
+  /** A bound row (seconds) for the figure with {@code target}, see {@link Figure#bound()}. */
+  private void bound(
+      List<Figure> out, String name, String group, boolean atLeast, double target, String note) {
+    add(out, name, group, "s", atLeast, target, note, true);
+  }
+
+  private void add(
+      List<Figure> out,
+      String name,
+      String group,
+      String unit,
+      boolean atLeast,
+      double target,
+      String note,
+      boolean bound) {
+    if (ours.containsKey(name)) {
+      out.add(
+          Figure.of(
+              name,
+              group,
+              unit,
+              ours.get(name),
+              refs.get(name),
+              atLeast,
+              target,
+              note,
+              !failedChecks.contains(checkOf(name, group)),
+              bound));
+    }
+  }
+
+  /**
+   * @return the key in {@code failedChecks} of a figure's output check: {@link HistoryBench}'s rows
+   *     have their own (its comparison covers the history), the others their group's
+   */
+  private static String checkOf(String figure, String group) {
+    return figure.startsWith("correction-history") || figure.equals("correction-growth")
+        ? "correction-history"
+        : group;
+  }
+}
