@@ -1,9 +1,6 @@
 package io.latelake.bench;
 
 import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.concat;
-import static org.apache.spark.sql.functions.expr;
-import static org.apache.spark.sql.functions.lit;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
@@ -13,9 +10,6 @@ import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.time.DayRange;
-import io.latelake.correction.correct.CorrectJob;
-import io.latelake.correction.correct.CorrectResult;
-import io.latelake.correction.shared.CorrectionConfig;
 import io.latelake.gold.GoldConfig;
 import io.latelake.gold.GoldJob;
 import io.latelake.profiler.LatenessStats;
@@ -24,20 +18,13 @@ import io.latelake.profiler.ProfilerConfig;
 import io.latelake.silver.SilverConfig;
 import io.latelake.silver.SilverJob;
 import java.nio.file.Path;
-import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
@@ -101,12 +88,8 @@ public final class Bench {
   private final Path work;
   private final ChildRunner child;
   private boolean warmUp;
-  private final Map<String, List<Double>> ours = new HashMap<>();
-  private final Map<String, List<Double>> refs = new HashMap<>();
-  private final List<String> failedChecks = new ArrayList<>();
-  private double correctionTarget = 0.15;
+  private final Recorded recorded = new Recorded();
   private int historyDays;
-  private final List<Double> recomputeGrowth = new ArrayList<>();
 
   /**
    * @param base effective config with the phone data's schema and metric
@@ -215,7 +198,7 @@ public final class Bench {
             single.seconds());
       }
     }
-    return figures();
+    return recorded.figures(historyDays);
   }
 
   private void repeat(int r) {
@@ -337,8 +320,9 @@ public final class Bench {
     if (on("publish")) {
       record("publish", gold, append);
       // The warm-up leaves out the 4x table: it runs gold's code once more on other data.
-      record("publish-4x-table", warmUp ? 0 : largeGold(root, gc, t, r, false), gold);
-      record("publish-4x-in-range", warmUp ? 0 : largeGold(root, gc, t, r, true), gold);
+      PublishBench large = new PublishBench(spark, base, data, recorded);
+      record("publish-4x-table", warmUp ? 0 : large.largeGold(root, gc, t, r, false), gold);
+      record("publish-4x-in-range", warmUp ? 0 : large.largeGold(root, gc, t, r, true), gold);
     }
     if (on("fast-path")) {
       record("fast-path", bronze + silver + gold, oneQuery);
@@ -348,7 +332,8 @@ public final class Bench {
       }
     }
     if (on("correction")) {
-      correction(cfg, landing, t, bc, sc, gc, metric, ref);
+      new CorrectionBench(spark, data, recorded, warmUp ? 0 : historyDays)
+          .run(cfg, landing, t, bc, sc, gc, metric, ref);
     }
     if (on("profile")) {
       ProfilerConfig pc = ProfilerConfig.fromConfig(cfg);
@@ -440,234 +425,8 @@ public final class Bench {
    *
    * @return seconds spent in gold over the slices
    */
-  /**
-   * Gold's lock-step MERGEs, slice by slice, into a gold table that holds 3× more rows first, in a
-   * lake of its own. The extra rows are the lake's silver rows copied three times (ids suffixed
-   * {@code -d1} .. {@code -d3}).
-   *
-   * @param inRange false: the copies are shifted 1, 2 and 3 days back, so the extra gold rows are
-   *     older than the window range the MERGEs touch; true: the copies are other devices' rows
-   *     ({@code device_id} suffixed too) at the same event times, so the extra rows are in the
-   *     windows the MERGEs touch. Their gold is made in a lake of its own and appended to this
-   *     lake's gold table after a first micro-batch of one row a day before the data (the table and
-   *     checkpoint then exist, with a watermark behind every slice).
-   * @return seconds of gold over the slices
-   */
-  private double largeGold(Path root, GoldConfig gc, TableRegistry t, int r, boolean inRange) {
-    Dataset<Row> silver = spark.read().format("delta").load(t.silverEvents());
-    Dataset<Row> copies = null;
-    for (int k = 1; k <= 3; k++) {
-      Dataset<Row> s = silver.withColumn("event_id", concat(col("event_id"), lit("-d" + k)));
-      if (inRange) {
-        s = s.withColumn("device_id", concat(col("device_id"), lit("-d" + k)));
-      } else {
-        String back = "INTERVAL " + k + " DAYS";
-        s =
-            s.withColumn("event_time", col("event_time").minus(expr(back)))
-                .withColumn("enqueued_time", col("enqueued_time").minus(expr(back)));
-      }
-      copies = copies == null ? s : copies.union(s);
-    }
-    Path landing = root.resolve("landing");
-    TableRegistry lt =
-        TableRegistry.fromConfig(
-            lakeConfig(
-                base, root.resolve(inRange ? "large-lake-in-range" : "large-lake"), landing));
-    if (inRange) {
-      TableRegistry ct =
-          TableRegistry.fromConfig(lakeConfig(base, root.resolve("copies-lake"), landing));
-      copies.write().format("delta").mode("overwrite").save(ct.silverEvents());
-      new GoldJob(JobContext.start(spark, ct), gc).run();
-      String dayBack = "INTERVAL 1 DAYS";
-      silver
-          .limit(1)
-          .withColumn("event_id", lit("warm-up"))
-          .withColumn("device_id", lit("warm-up"))
-          .withColumn("event_time", col("event_time").minus(expr(dayBack)))
-          .withColumn("enqueued_time", col("enqueued_time").minus(expr(dayBack)))
-          .write()
-          .format("delta")
-          .mode("overwrite")
-          .save(lt.silverEvents());
-      new GoldJob(JobContext.start(spark, lt), gc).run();
-      for (MetricSpec m : gc.metrics()) {
-        spark
-            .read()
-            .format("delta")
-            .load(ct.gold(m.name()))
-            .write()
-            .format("delta")
-            .mode("append")
-            .save(lt.gold(m.name()));
-      }
-    } else {
-      copies.write().format("delta").mode("overwrite").save(lt.silverEvents());
-      new GoldJob(JobContext.start(spark, lt), gc).run();
-    }
-    double seconds = 0;
-    Instant prev = Instant.EPOCH;
-    for (int i = 0; i < data.sliceCount(); i++) {
-      Instant end = data.sliceEnd(i);
-      silver
-          .filter(
-              col("enqueued_time")
-                  .gt(lit(Timestamp.from(prev)))
-                  .and(col("enqueued_time").leq(lit(Timestamp.from(end)))))
-          .write()
-          .format("delta")
-          .mode("append")
-          .save(lt.silverEvents());
-      prev = end;
-      seconds += time(() -> new GoldJob(JobContext.start(spark, lt), gc).run());
-    }
-    if (inRange) {
-      // the 1x lake's rows, unchanged by the other devices' rows beside them
-      for (MetricSpec m : gc.metrics()) {
-        String[] cols = {"window_start", "window_end", "device_id", "events", "bytes"};
-        Dataset<Row> own =
-            spark
-                .read()
-                .format("delta")
-                .load(lt.gold(m.name()))
-                .filter(
-                    org.apache
-                        .spark
-                        .sql
-                        .functions
-                        .not(col("device_id").rlike("-d[123]$"))
-                        .and(col("device_id").notEqual("warm-up")))
-                .selectExpr(cols);
-        Dataset<Row> oneX = spark.read().format("delta").load(t.gold(m.name())).selectExpr(cols);
-        long differences = HistoryBench.differences(own, oneX);
-        if (differences > 0) {
-          LOG.error(
-              "publish-4x-in-range: {} rows of gold.{} differ from the 1x lake's",
-              differences,
-              m.name());
-          failedChecks.add("publish");
-        }
-      }
-    }
-    LOG.info(
-        "repeat {}: gold over a 4x table ({}) took {} s",
-        r + 1,
-        inRange ? "extra rows in range" : "extra rows older",
-        seconds);
-    return seconds;
-  }
-
-  private void correction(
-      Config cfg,
-      Path landing,
-      TableRegistry t,
-      BronzeConfig bc,
-      SilverConfig sc,
-      GoldConfig gc,
-      MetricSpec metric,
-      String ref) {
-    // A first run (not timed) restates what the fast path dropped so far and leaves its state,
-    // as the nightly run before would have; the timed run then finds the late batch alone.
-    CorrectionConfig cc = CorrectionConfig.fromConfig(cfg);
-    new CorrectJob(
-            JobContext.start(spark, t),
-            new CorrectJob.Options(cc, List.of(metric), Optional.of(Instant.EPOCH)))
-        .run();
-    data.writeLateBatch(landing);
-    Instant beforeLate = Instant.now();
-    new BronzeJob(JobContext.start(spark, t), bc).run();
-    new SilverJob(JobContext.start(spark, t), sc).run();
-    new GoldJob(JobContext.start(spark, t), gc).run();
-    CorrectResult[] result = new CorrectResult[1];
-    double ours =
-        time(
-            () ->
-                result[0] =
-                    new CorrectJob(
-                            JobContext.start(spark, t),
-                            new CorrectJob.Options(cc, List.of(metric), Optional.empty()))
-                        .run());
-    String recomputed = ref + "/recomputed";
-    double reference =
-        time(() -> Baselines.recompute(spark, t.bronzeEvents(), recomputed, metric.window()));
-    Instant watermark = result[0].metrics().get(0).watermark();
-    Dataset<Row> published =
-        closed(spark.read().format("delta").load(t.gold(metric.name())), watermark);
-    Dataset<Row> expected = closed(spark.read().format("delta").load(recomputed), watermark);
-    long differences = HistoryBench.differences(published, expected);
-    if (differences > 0) {
-      failedChecks.add("correction");
-      LOG.warn("correct and the full recompute differ in {} closed gold rows", differences);
-    }
-    Set<Long> touched = new HashSet<>();
-    for (SyntheticEvents.Event e : data.lateBatch()) {
-      touched.add(e.eventTime().toEpochMilli() / metric.window().toMillis());
-    }
-    long windows =
-        spark
-            .read()
-            .format("delta")
-            .load(t.gold(metric.name()))
-            .select("window_start")
-            .distinct()
-            .count();
-    double share = touched.size() / (double) Math.max(1, windows);
-    correctionTarget = Math.max(0.15, 2 * share);
-    record("correction", ours, reference);
-    // the least incremental correction, into the recomputed table (its rows do not change)
-    double least =
-        time(
-            () ->
-                Baselines.incrementalRecompute(
-                    spark, t.bronzeEvents(), recomputed, beforeLate, metric.window()));
-    record("correction-bound", least, reference);
-    // The bound MERGEd its recompute of the touched windows into the recomputed table: that
-    // table must still equal the product's gold (the bound's output checked, not only timed).
-    long boundDifferences =
-        HistoryBench.differences(
-            published, closed(spark.read().format("delta").load(recomputed), watermark));
-    if (boundDifferences > 0) {
-      failedChecks.add("correction");
-      LOG.warn("correction-bound's MERGE left {} closed rows unlike correct's", boundDifferences);
-    }
-    if (historyDays > 0 && !warmUp) {
-      HistoryBench history = new HistoryBench(spark, t, cc, bc, metric, data, landing, ref);
-      history.extendTo(historyDays);
-      HistoryBench.Run one = history.measure(HistoryBench.Shape.CONTIGUOUS);
-      HistoryBench.Run spread = history.measure(HistoryBench.Shape.SPREAD);
-      history.extendTo(4 * historyDays);
-      HistoryBench.Run four = history.measure(HistoryBench.Shape.CONTIGUOUS);
-      long historyDifferences = one.differences() + spread.differences() + four.differences();
-      if (historyDifferences > 0) {
-        failedChecks.add("correction-history");
-        LOG.warn(
-            "correct and the full recompute (or its bound) differ over the history in {} closed "
-                + "gold rows",
-            historyDifferences);
-      }
-      record("correction-history", one.correct(), one.recompute());
-      record("correction-history-bound", one.bound(), one.recompute());
-      record("correction-history-spread", spread.correct(), spread.recompute());
-      record("correction-growth", four.correct(), one.correct());
-      recomputeGrowth.add(four.recompute() / one.recompute());
-    }
-  }
-
-  static Dataset<Row> closed(Dataset<Row> gold, Instant watermark) {
-    Dataset<Row> g = gold.select("window_start", "window_end", "device_id", "events", "bytes");
-    return watermark == null
-        ? g.limit(0)
-        : g.filter(col("window_end").leq(lit(Timestamp.from(watermark))));
-  }
-
   private void record(String figure, double o, double r) {
-    ours.computeIfAbsent(figure, k -> new ArrayList<>()).add(o);
-    refs.computeIfAbsent(figure, k -> new ArrayList<>()).add(r);
-  }
-
-  private List<Figure> figures() {
-    return new BenchFigures(
-            ours, refs, failedChecks, correctionTarget, historyDays, recomputeGrowth)
-        .all();
+    recorded.record(figure, o, r);
   }
 
   /** Wall-clock seconds of {@code work}. */

@@ -172,8 +172,9 @@ final class HistoryBench {
         Bench.time(() -> Baselines.recompute(spark, t.bronzeEvents(), recomputed, metric.window()));
     Instant watermark = result[0].metrics().get(0).watermark();
     Dataset<Row> published =
-        Bench.closed(spark.read().format("delta").load(t.gold(metric.name())), watermark);
-    Dataset<Row> expected = Bench.closed(spark.read().format("delta").load(recomputed), watermark);
+        CorrectionBench.closed(spark.read().format("delta").load(t.gold(metric.name())), watermark);
+    Dataset<Row> expected =
+        CorrectionBench.closed(spark.read().format("delta").load(recomputed), watermark);
     long differences = differences(published, expected);
     double bound =
         Bench.time(
@@ -182,7 +183,8 @@ final class HistoryBench {
                     spark, t.bronzeEvents(), recomputed, beforeBatch, metric.window()));
     differences +=
         differences(
-            published, Bench.closed(spark.read().format("delta").load(recomputed), watermark));
+            published,
+            CorrectionBench.closed(spark.read().format("delta").load(recomputed), watermark));
     Run run =
         new Run(
             days,
