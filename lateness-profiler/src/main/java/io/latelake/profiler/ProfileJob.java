@@ -175,7 +175,7 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
     // with auto, the delay silver's latest micro-batch ran with (else the fallback)
     Duration configured =
         cfg.silverAuto() && progress != null
-            ? WatermarkReplay.lastDelay(progress, query).orElse(cfg.silverDelay())
+            ? ReplayBatches.lastDelay(progress, query).orElse(cfg.silverDelay())
             : cfg.silverDelay();
     List<WatermarkReplay.Outcome> outcomes =
         WatermarkReplay.replay(

@@ -5,7 +5,7 @@ import static io.latelake.profiler.WatermarkReplay.NONE;
 import static io.latelake.profiler.WatermarkReplay.PER_BRONZE_BATCH;
 import static io.latelake.profiler.WatermarkReplay.RECORDED;
 
-import io.latelake.profiler.WatermarkReplay.Batch;
+import io.latelake.profiler.ReplayBatches.Batch;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

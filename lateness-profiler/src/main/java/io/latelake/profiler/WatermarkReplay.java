@@ -140,105 +140,6 @@ public final class WatermarkReplay {
   private WatermarkReplay() {}
 
   /**
-   * One recorded micro-batch of the replayed query, in the order it ran.
-   *
-   * @param inputRows rows it read (null for a recovered row whose figures were lost)
-   * @param ingestedUntil the largest {@code ingested_at} it read, microseconds since the epoch
-   *     (null when not recorded)
-   * @param restart whether it is the first micro-batch of a new run of the query (its {@code
-   *     run_id} differs from the last one recorded before it)
-   * @param newCheckpoint whether it is the first micro-batch of a new checkpoint of the query (its
-   *     {@code query_id} differs from the last one recorded before it)
-   */
-  public record Batch(Long inputRows, Long ingestedUntil, boolean restart, boolean newCheckpoint) {
-    /** A micro-batch of the same run as the one before it. */
-    public Batch(Long inputRows, Long ingestedUntil) {
-      this(inputRows, ingestedUntil, false, false);
-    }
-
-    /** A micro-batch of the same checkpoint as the one before it. */
-    public Batch(Long inputRows, Long ingestedUntil, boolean restart) {
-      this(inputRows, ingestedUntil, restart, false);
-    }
-
-    boolean hasData() {
-      return inputRows == null || inputRows > 0;
-    }
-  }
-
-  /**
-   * The query's micro-batches from {@code monitoring.stream_progress} that can have read the
-   * replayed rows, in the order they ran (by {@code batch_timestamp}, then {@code batch_id}): from
-   * the first one that recorded an {@code input_ingested_until} at or after {@code fromIngested} on
-   * (none when no micro-batch did: the table predates the column, or silver has not read the rows
-   * yet). Two small Spark jobs; the driver holds the micro-batches from there on.
-   *
-   * @param progress {@code monitoring.stream_progress} (a table without {@code
-   *     input_ingested_until} gives no batches)
-   * @param fromIngested the smallest {@code ingested_at} replayed, microseconds since the epoch
-   */
-  public static List<Batch> batches(Dataset<Row> progress, String queryName, long fromIngested) {
-    if (!Arrays.asList(progress.columns()).contains("input_ingested_until")) {
-      return List.of();
-    }
-    Dataset<Row> mine = progress.filter(col("query_name").equalTo(lit(queryName)));
-    Row first =
-        mine.filter(unix_micros(col("input_ingested_until")).geq(lit(fromIngested)))
-            .agg(org.apache.spark.sql.functions.min(col("batch_timestamp")))
-            .first();
-    if (first.isNullAt(0)) {
-      return List.of();
-    }
-    List<Batch> out = new ArrayList<>();
-    String run = null; // the last run id seen (a recovered row has none: it ran in the run before)
-    String checkpoint = null; // the last query id seen
-    for (Row r :
-        mine.filter(col("batch_timestamp").geq(lit(first.getTimestamp(0))))
-            .orderBy(col("batch_timestamp"), col("batch_id"))
-            .select(
-                col("input_rows"),
-                unix_micros(col("input_ingested_until")),
-                col("run_id"),
-                col("query_id"))
-            .collectAsList()) {
-      String id = r.isNullAt(2) ? null : r.getString(2);
-      String query = r.isNullAt(3) ? null : r.getString(3);
-      out.add(
-          new Batch(
-              r.isNullAt(0) ? null : r.getLong(0),
-              r.isNullAt(1) ? null : r.getLong(1),
-              id != null && run != null && !id.equals(run),
-              query != null && checkpoint != null && !query.equals(checkpoint)));
-      run = id == null ? run : id;
-      checkpoint = query == null ? checkpoint : query;
-    }
-    return out;
-  }
-
-  /**
-   * @return the watermark delay the query's latest micro-batch recorded ({@code
-   *     watermark_delay_ms}), empty when none did
-   */
-  public static java.util.Optional<Duration> lastDelay(Dataset<Row> progress, String queryName) {
-    if (!Arrays.asList(progress.columns()).contains("watermark_delay_ms")) {
-      return java.util.Optional.empty();
-    }
-    List<Row> last =
-        progress
-            .filter(
-                col("query_name")
-                    .equalTo(lit(queryName))
-                    .and(col("watermark_delay_ms").isNotNull()))
-            .orderBy(col("batch_timestamp").desc(), col("batch_id").desc())
-            .select(col("watermark_delay_ms"))
-            .limit(1)
-            .collectAsList();
-    return last.isEmpty()
-        ? java.util.Optional.empty()
-        : java.util.Optional.of(Duration.ofMillis(last.get(0).getLong(0)));
-  }
-
-  /**
    * Silver's input rows among bronze rows: {@code error} null, an event time and an arrival day
    * ({@code to_date(coalesce(enqueued_time, ingested_at))}) in {@code range}.
    */
@@ -277,10 +178,10 @@ public final class WatermarkReplay {
       List<Window> windows) {
     Dataset<Row> keyed = keyed(input, sources.inputs(), windows);
     List<Row> buckets = buckets(spark, keyed);
-    List<Batch> batches =
+    List<ReplayBatches.Batch> batches =
         progress == null || buckets.isEmpty()
             ? List.of()
-            : batches(
+            : ReplayBatches.batches(
                 progress,
                 queryName,
                 buckets.stream().mapToLong(b -> b.getLong(0)).min().getAsLong());
@@ -294,7 +195,7 @@ public final class WatermarkReplay {
   static List<Outcome> replay(
       SparkSession spark,
       Dataset<Row> input,
-      List<Batch> batches,
+      List<ReplayBatches.Batch> batches,
       SourceWatermarks sources,
       List<Duration> delays,
       List<Window> windows) {
@@ -347,7 +248,7 @@ public final class WatermarkReplay {
       SparkSession spark,
       Dataset<Row> keyed,
       List<Row> buckets,
-      List<Batch> batches,
+      List<ReplayBatches.Batch> batches,
       SourceWatermarks sources,
       List<Duration> delays,
       List<Window> windows) {
@@ -377,7 +278,7 @@ public final class WatermarkReplay {
       evict.add(sim.evict());
       lags.add(sim.medianLagSeconds());
     }
-    long[] statePeak = statePeaks(spark, keyed, steps, delays, late, evict);
+    long[] statePeak = ReplayState.peaks(spark, keyed, steps, delays, late, evict);
     // per bronze micro-batch (ingested_at), the watermark its rows are judged against, per delay
     List<Row> judged = new ArrayList<>();
     for (var e : steps.stepOf.entrySet()) {
@@ -455,118 +356,6 @@ public final class WatermarkReplay {
               steps.basis()));
     }
     return out;
-  }
-
-  /**
-   * The most event ids silver's {@code dropDuplicatesWithinWatermark} holds in its state at the end
-   * of a micro-batch, per delay. An id enters with its first copy's micro-batch unless that copy is
-   * behind the watermark, and stays until a micro-batch starts with a watermark past its event time
-   * + delay (Spark keeps the id until then, evicting at the end of that micro-batch); state rows
-   * are counted after eviction, as Spark reports them.
-   */
-  private static long[] statePeaks(
-      SparkSession spark,
-      Dataset<Row> keyed,
-      ReplaySteps steps,
-      List<Duration> delays,
-      List<long[]> late,
-      List<long[]> evict) {
-    int n = delays.size();
-    // per delay and micro-batch: sent to each executor once, not with every task
-    org.apache.spark.api.java.JavaSparkContext jsc =
-        org.apache.spark.api.java.JavaSparkContext.fromSparkContext(spark.sparkContext());
-    org.apache.spark.broadcast.Broadcast<long[][]> lateB =
-        jsc.broadcast(late.toArray(long[][]::new));
-    org.apache.spark.broadcast.Broadcast<long[][]> evictB =
-        jsc.broadcast(evict.toArray(long[][]::new));
-    long[] delayMicros = delays.stream().mapToLong(d -> d.toMillis() * 1000).toArray();
-    int count = steps.hasRows.length;
-    List<Row> stepRows = new ArrayList<>();
-    steps.stepOf.forEach((ingested, step) -> stepRows.add(RowFactory.create(ingested, step)));
-    StructType stepSchema =
-        new StructType().add("_ingested", DataTypes.LongType).add("_step", DataTypes.IntegerType);
-    org.apache.spark.sql.api.java.UDF3<Integer, Integer, Long, Integer> exit =
-        (i, s0, ev) -> {
-          long w = lateB.value()[i][s0];
-          if (w != NONE && ev <= w) {
-            return -1; // the first copy is behind the watermark: never in state
-          }
-          // Spark evicts when watermark >= expiry; the watermark never moves back (NONE, the
-          // smallest long, before the first), so the first such micro-batch is a binary search
-          return firstAtLeast(evictB.value()[i], s0, count, ev + delayMicros[i]);
-        };
-    Column exitStep =
-        org.apache
-            .spark
-            .sql
-            .functions
-            .udf(exit, DataTypes.IntegerType)
-            .apply(col("_i"), col("_s0"), col("_ev"));
-    spark.sparkContext().setJobDescription("profile: watermark replay, dedup state per delay");
-    List<Row> changes;
-    try {
-      Dataset<Row> spans =
-          keyed
-              .join(broadcast(spark.createDataFrame(stepRows, stepSchema)), "_ingested")
-              .groupBy(col("_id"))
-              .agg(
-                  org.apache.spark.sql.functions.min(col("_step")).as("_s0"),
-                  org.apache.spark.sql.functions.min_by(col("_event"), col("_step")).as("_ev"))
-              .select(
-                  org.apache
-                      .spark
-                      .sql
-                      .functions
-                      .explode(org.apache.spark.sql.functions.sequence(lit(0), lit(n - 1)))
-                      .as("_i"),
-                  col("_s0"),
-                  col("_ev"))
-              .withColumn("_exit", exitStep)
-              .filter(col("_exit").geq(0));
-      changes =
-          spans
-              .select(col("_i"), col("_s0").as("_step"), lit(1L).as("_d"))
-              .unionByName(spans.select(col("_i"), col("_exit").as("_step"), lit(-1L).as("_d")))
-              .groupBy(col("_i"), col("_step"))
-              .agg(org.apache.spark.sql.functions.sum(col("_d")).as("_d"))
-              .collectAsList();
-    } finally {
-      spark.sparkContext().setJobDescription(null);
-      lateB.destroy();
-      evictB.destroy();
-    }
-    long[][] delta = new long[n][count + 1];
-    for (Row r : changes) {
-      delta[r.getInt(0)][r.getInt(1)] += r.getLong(2);
-    }
-    long[] peak = new long[n];
-    for (int i = 0; i < n; i++) {
-      long held = 0;
-      for (int k = 0; k < count; k++) {
-        held += delta[i][k];
-        peak[i] = Math.max(peak[i], held);
-      }
-    }
-    return peak;
-  }
-
-  /**
-   * @param sorted non-decreasing
-   * @return the first index in [from, to) whose value is at least {@code value}; {@code to} when
-   *     none is
-   */
-  static int firstAtLeast(long[] sorted, int from, int to, long value) {
-    int lo = from;
-    int hi = to;
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (sorted[mid] >= value) {
-        hi = mid;
-      } else {
-        lo = mid + 1;
-      }
-    }
-    return lo;
   }
 
   /**

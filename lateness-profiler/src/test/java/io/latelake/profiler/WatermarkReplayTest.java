@@ -69,7 +69,7 @@ class WatermarkReplayTest extends SparkTestBase {
 
   private List<WatermarkReplay.Outcome> replay(
       Dataset<Row> bronze,
-      List<WatermarkReplay.Batch> batches,
+      List<ReplayBatches.Batch> batches,
       List<String> sources,
       Duration... delays) {
     return replay(bronze, batches, SourceWatermarks.of(sources), delays);
@@ -77,7 +77,7 @@ class WatermarkReplayTest extends SparkTestBase {
 
   private List<WatermarkReplay.Outcome> replay(
       Dataset<Row> bronze,
-      List<WatermarkReplay.Batch> batches,
+      List<ReplayBatches.Batch> batches,
       SourceWatermarks sources,
       Duration... delays) {
     return WatermarkReplay.replay(
@@ -88,13 +88,13 @@ class WatermarkReplayTest extends SparkTestBase {
   void theEvictingMicroBatchIsFoundByBinarySearch() {
     long none = Long.MIN_VALUE;
     long[] evict = {none, none, 10, 10, 20, 35};
-    assertThat(WatermarkReplay.firstAtLeast(evict, 0, 6, 10)).isEqualTo(2);
-    assertThat(WatermarkReplay.firstAtLeast(evict, 3, 6, 10)).isEqualTo(3);
-    assertThat(WatermarkReplay.firstAtLeast(evict, 0, 6, 11)).isEqualTo(4);
-    assertThat(WatermarkReplay.firstAtLeast(evict, 0, 6, 35)).isEqualTo(5);
+    assertThat(ReplayState.firstAtLeast(evict, 0, 6, 10)).isEqualTo(2);
+    assertThat(ReplayState.firstAtLeast(evict, 3, 6, 10)).isEqualTo(3);
+    assertThat(ReplayState.firstAtLeast(evict, 0, 6, 11)).isEqualTo(4);
+    assertThat(ReplayState.firstAtLeast(evict, 0, 6, 35)).isEqualTo(5);
     // never evicted within the replay
-    assertThat(WatermarkReplay.firstAtLeast(evict, 0, 6, 36)).isEqualTo(6);
-    assertThat(WatermarkReplay.firstAtLeast(evict, 6, 6, 1)).isEqualTo(6);
+    assertThat(ReplayState.firstAtLeast(evict, 0, 6, 36)).isEqualTo(6);
+    assertThat(ReplayState.firstAtLeast(evict, 6, 6, 1)).isEqualTo(6);
   }
 
   @Test
@@ -138,21 +138,21 @@ class WatermarkReplayTest extends SparkTestBase {
   void recordedMicroBatchesWithoutNoDataBatchesBetweenDropLess() {
     // silver read B1, B2, B3 in three micro-batches back to back: B3 is judged against the
     // watermark B2 started with (10:00:50, from B1 alone), so only e6 is dropped.
-    List<WatermarkReplay.Batch> recorded =
+    List<ReplayBatches.Batch> recorded =
         List.of(
-            new WatermarkReplay.Batch(3L, micros(B1)),
-            new WatermarkReplay.Batch(1L, micros(B2)),
-            new WatermarkReplay.Batch(2L, micros(B3)));
+            new ReplayBatches.Batch(3L, micros(B1)),
+            new ReplayBatches.Batch(1L, micros(B2)),
+            new ReplayBatches.Batch(2L, micros(B3)));
     assertThat(replay(threeBatches(), recorded, List.of(), TEN))
         .extracting(WatermarkReplay.Outcome::dropped, WatermarkReplay.Outcome::basis)
         .containsExactly(tuple(1L, WatermarkReplay.RECORDED));
 
     // B1 and B2 in one recorded micro-batch, then a no-data one, then B3: judged against 10:01:50
-    List<WatermarkReplay.Batch> together =
+    List<ReplayBatches.Batch> together =
         List.of(
-            new WatermarkReplay.Batch(4L, micros(B2)),
-            new WatermarkReplay.Batch(0L, null),
-            new WatermarkReplay.Batch(2L, micros(B3)));
+            new ReplayBatches.Batch(4L, micros(B2)),
+            new ReplayBatches.Batch(0L, null),
+            new ReplayBatches.Batch(2L, micros(B3)));
     assertThat(replay(threeBatches(), together, List.of(), TEN))
         .extracting(
             WatermarkReplay.Outcome::microBatches,
@@ -161,8 +161,8 @@ class WatermarkReplayTest extends SparkTestBase {
         .containsExactly(tuple(2L, 2L, WatermarkReplay.RECORDED));
 
     // only B1 recorded (then a no-data micro-batch): B2 and B3 after it, one micro-batch each
-    List<WatermarkReplay.Batch> partly =
-        List.of(new WatermarkReplay.Batch(3L, micros(B1)), new WatermarkReplay.Batch(0L, null));
+    List<ReplayBatches.Batch> partly =
+        List.of(new ReplayBatches.Batch(3L, micros(B1)), new ReplayBatches.Batch(0L, null));
     assertThat(replay(threeBatches(), partly, List.of(), TEN))
         .extracting(WatermarkReplay.Outcome::dropped, WatermarkReplay.Outcome::basis)
         .containsExactly(tuple(2L, WatermarkReplay.MIXED));
@@ -170,8 +170,8 @@ class WatermarkReplayTest extends SparkTestBase {
     // a data micro-batch without the value (killed): its rows count in the next recorded one (B1
     // and B2 together), B3 comes after the records and is judged against the watermark that
     // micro-batch started with (none yet): nothing dropped
-    List<WatermarkReplay.Batch> killed =
-        List.of(new WatermarkReplay.Batch(null, null), new WatermarkReplay.Batch(1L, micros(B2)));
+    List<ReplayBatches.Batch> killed =
+        List.of(new ReplayBatches.Batch(null, null), new ReplayBatches.Batch(1L, micros(B2)));
     assertThat(replay(threeBatches(), killed, List.of(), TEN))
         .extracting(WatermarkReplay.Outcome::dropped, WatermarkReplay.Outcome::basis)
         .containsExactly(tuple(0L, WatermarkReplay.MIXED));
@@ -274,16 +274,16 @@ class WatermarkReplayTest extends SparkTestBase {
                 row("b2", "b", "10:02:30", "10:02:31", b2),
                 row("a3", "a", "10:03:30", "10:03:31", b3),
                 row("a4", "a", "10:02:10", "10:04:01", b4)));
-    java.util.function.Function<Boolean, List<WatermarkReplay.Batch>> recorded =
+    java.util.function.Function<Boolean, List<ReplayBatches.Batch>> recorded =
         restart ->
             List.of(
-                new WatermarkReplay.Batch(2L, micros(B1)),
-                new WatermarkReplay.Batch(0L, null),
-                new WatermarkReplay.Batch(2L, micros(b2)),
-                new WatermarkReplay.Batch(0L, null),
-                new WatermarkReplay.Batch(1L, micros(b3), restart),
-                new WatermarkReplay.Batch(0L, null),
-                new WatermarkReplay.Batch(1L, micros(b4)));
+                new ReplayBatches.Batch(2L, micros(B1)),
+                new ReplayBatches.Batch(0L, null),
+                new ReplayBatches.Batch(2L, micros(b2)),
+                new ReplayBatches.Batch(0L, null),
+                new ReplayBatches.Batch(1L, micros(b3), restart),
+                new ReplayBatches.Batch(0L, null),
+                new ReplayBatches.Batch(1L, micros(b4)));
     assertThat(replay(bronze, recorded.apply(true), List.of("a", "b"), TEN))
         .extracting(WatermarkReplay.Outcome::dropped)
         .containsExactly(0L);
@@ -306,14 +306,14 @@ class WatermarkReplayTest extends SparkTestBase {
                 row("a1", "a", "10:00:00", "10:00:01", B1),
                 row("a2", "a", "10:02:00", "10:02:01", b2),
                 row("a3", "a", "10:01:00", "10:03:01", b3)));
-    java.util.function.Function<Boolean, List<WatermarkReplay.Batch>> recorded =
+    java.util.function.Function<Boolean, List<ReplayBatches.Batch>> recorded =
         fresh ->
             List.of(
-                new WatermarkReplay.Batch(1L, micros(B1)),
-                new WatermarkReplay.Batch(0L, null),
-                new WatermarkReplay.Batch(1L, micros(b2)),
-                new WatermarkReplay.Batch(0L, null),
-                new WatermarkReplay.Batch(1L, micros(b3), fresh, fresh));
+                new ReplayBatches.Batch(1L, micros(B1)),
+                new ReplayBatches.Batch(0L, null),
+                new ReplayBatches.Batch(1L, micros(b2)),
+                new ReplayBatches.Batch(0L, null),
+                new ReplayBatches.Batch(1L, micros(b3), fresh, fresh));
     assertThat(replay(bronze, recorded.apply(true), List.of(), TEN))
         .extracting(WatermarkReplay.Outcome::dropped)
         .containsExactly(0L);
