@@ -32,7 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
  * hold every record exactly once, silver and gold must equal a recomputation from bronze, and
  * {@code monitoring.stream_progress} one row per (query, micro-batch), a replayed micro-batch's row
  * marked {@code recovery = 'kafka-metrics-npe'}. The {@code run} test has the streams' metrics on
- * ({@code lake.metrics.streams}), so their observations go through every kill and replay too.
+ * ({@code lake.metrics.streams}), so their observations go through every kill and replay too, and
+ * lists its topic in {@code lake.sources} with a spare slot ({@code lake.sources-slots = 2}), so
+ * silver and gold run their per-source inputs (idle markers, drop observations) through them.
  *
  * <p>{@code scripts/chaos.sh} runs the same scenario bigger through the system properties {@code
  * latelake.chaos.records}, {@code latelake.chaos.kills} and {@code latelake.chaos.seed}; the
@@ -109,6 +111,10 @@ class KafkaCrashIT extends SparkTestBase {
             "lake.gold.watermark-delay=\"10 minutes\"",
             // the streams' metrics on: their observations ride through every kill and replay
             "lake.metrics.streams=true",
+            // the topic watermarked on its own beside a spare slot: silver's and gold's per-source
+            // inputs, idle markers and drop observations ride through every kill too
+            "lake.sources=[events]",
+            "lake.sources-slots=2",
             "lake.gold.metrics.page_5m={window=\"5 minutes\", group-by=[page], measures=["
                 + "{name=events, function=count}, {name=value_sum, function=sum, column=value}]}");
 
