@@ -198,7 +198,8 @@ class SlowSourceTest extends SparkTestBase {
                 + " spare slot, plus one, and refuses a checkpoint whose number of inputs"
                 + " changed. Set lake.sources-slots = 3 to keep this checkpoint (a source takes a"
                 + " spare slot; a removed one leaves its slot spare), restore lake.sources ="
-                + " [fast, other], or rebuild this stream on a new checkpoint (move the"
+                + " [fast, other] with lake.sources-slots = 3, or rebuild this stream on a new"
+                + " checkpoint (move the"
                 + " checkpoint aside and delete its output table, then the layers that read"
                 + " it)");
     assertThatThrownBy(

@@ -101,6 +101,10 @@ public final class SourceCheckpoints {
   static LakeConfigException refusal(
       String queryName, String checkpoint, List<String> recorded, SourceWatermarks sources) {
     int slots = recorded.size();
+    String restore = KEY + " = " + listedOf(recorded);
+    if (recorded.stream().anyMatch(r -> r.startsWith(SourceWatermarks.SPARE))) {
+      restore += " with " + SourceWatermarks.SLOTS_KEY + " = " + slots;
+    }
     String remedy;
     if (slots > 0 && !sources.listed().isEmpty() && sources.listed().size() <= slots) {
       remedy =
@@ -110,9 +114,7 @@ public final class SourceCheckpoints {
               + slots
               + " to keep this checkpoint (a source takes a spare slot; a removed one leaves its"
               + " slot spare), restore "
-              + KEY
-              + " = "
-              + listedOf(recorded)
+              + restore
               + ", or rebuild";
     } else if (slots > 0 && sources.listed().size() > slots) {
       remedy =
@@ -121,12 +123,10 @@ public final class SourceCheckpoints {
               + " slots, fewer than the "
               + sources.listed().size()
               + " sources listed: replace a listed source, restore "
-              + KEY
-              + " = "
-              + listedOf(recorded)
+              + restore
               + ", or rebuild";
     } else {
-      remedy = "Restore " + KEY + " = " + listedOf(recorded) + ", or rebuild";
+      remedy = "Restore " + restore + ", or rebuild";
     }
     return new LakeConfigException(
         "Cannot start stream "
@@ -134,7 +134,10 @@ public final class SourceCheckpoints {
             + ": "
             + KEY
             + " is "
-            + sources.inputs()
+            + sources.listed()
+            + (sources.spares() > 0
+                ? " in " + SourceWatermarks.SLOTS_KEY + " = " + sources.inputs().size()
+                : "")
             + " but its checkpoint "
             + checkpoint
             + " was built with "

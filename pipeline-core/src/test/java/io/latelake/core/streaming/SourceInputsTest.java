@@ -72,6 +72,42 @@ class SourceInputsTest {
   }
 
   @Test
+  void aRefusalNamesWhatKeepsTheCheckpoint() {
+    String tail =
+        " (file latelake-sources; none: []). Spark records one input per listed source or spare"
+            + " slot, plus one, and refuses a checkpoint whose number of inputs changed. ";
+    String rebuild =
+        " this stream on a new checkpoint (move the checkpoint aside and delete its output table,"
+            + " then the layers that read it)";
+    assertThat(
+            SourceCheckpoints.refusal(
+                    "silver_events",
+                    "/c",
+                    List.of("a", "b"),
+                    new SourceWatermarks(List.of("a"), java.util.Map.of(), 2))
+                .getMessage())
+        .isEqualTo(
+            "Cannot start stream silver_events: lake.sources is [a] in lake.sources-slots = 3"
+                + " but its checkpoint /c was built with [a, b]"
+                + tail
+                + "Set lake.sources-slots = 2 to keep this checkpoint (a source takes a spare slot;"
+                + " a removed one leaves its slot spare), restore lake.sources = [a, b], or rebuild"
+                + rebuild);
+    assertThat(
+            SourceCheckpoints.refusal(
+                    "gold_m", "/c", List.of("a", "b"), SourceWatermarks.of(List.of("a", "b", "c")))
+                .getMessage())
+        .contains(
+            "It has 2 slots, fewer than the 3 sources listed: replace a listed source, restore"
+                + " lake.sources = [a, b], or rebuild this stream");
+    assertThat(
+            SourceCheckpoints.refusal(
+                    "gold_m", "/c", List.of("a", "(spare 1)"), SourceWatermarks.none())
+                .getMessage())
+        .contains("Restore lake.sources = [a] with lake.sources-slots = 2, or rebuild this stream");
+  }
+
+  @Test
   void aBlankSourceIsRefused() {
     assertThatThrownBy(() -> sources("[a, \"\"]"))
         .isInstanceOf(LakeConfigException.class)
