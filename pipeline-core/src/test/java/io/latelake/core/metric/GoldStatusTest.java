@@ -1,6 +1,7 @@
 package io.latelake.core.metric;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
@@ -122,6 +123,56 @@ class GoldStatusTest extends SparkTestBase {
             "horizon-passed settled",
             "open provisional",
             "restated settled");
+  }
+
+  /**
+   * Three appends to {@code stream_progress}, one file each: two days ago the query's watermark was
+   * 10:20, yesterday morning an older checkpoint's 11:05 (before a backfill moved it aside), a
+   * minute ago the new checkpoint's 10:40. The first file is then deleted from storage: the read
+   * must not open it (its largest watermark is below the recent one), and still finds 11:05.
+   */
+  @Test
+  void theLastWatermarkIsReadFromTheRecentFilesAndAnyFileWithALargerWatermark() throws Exception {
+    Instant now = Instant.now();
+    TableRegistry lake = new TableRegistry(tmp.resolve("recent").toString());
+    java.util.function.BiFunction<Duration, String, String> row =
+        (ago, wm) ->
+            "('gold_page_5m', TIMESTAMP'"
+                + now.minus(ago).truncatedTo(java.time.temporal.ChronoUnit.MILLIS)
+                + "', TIMESTAMP'2024-05-14 "
+                + wm
+                + "')";
+    String schema = " AS t(query_name, batch_timestamp, watermark)";
+    save(
+        lake.streamProgress(),
+        "SELECT * FROM VALUES " + row.apply(Duration.ofDays(2), "10:20:00") + schema);
+    List<Path> first = parquetFiles(lake.streamProgress());
+    save(
+        lake.streamProgress(),
+        "SELECT * FROM VALUES " + row.apply(Duration.ofHours(30), "11:05:00") + schema);
+    save(
+        lake.streamProgress(),
+        "SELECT * FROM VALUES "
+            + row.apply(Duration.ofMinutes(1), "10:40:00")
+            + ", ('silver', TIMESTAMP'2024-05-14 10:00:00', TIMESTAMP'2024-05-15 00:00:00')"
+            + schema);
+    assertThat(first).hasSize(1);
+    java.nio.file.Files.delete(first.get(0));
+
+    assertThat(GoldStatus.lastWatermark(spark, lake, PAGE_5M, Optional.empty()))
+        .contains(Instant.parse("2024-05-14T11:05:00Z"));
+    // as of 40 hours ago only the first micro-batch had started: its file is read, and is gone
+    assertThatThrownBy(
+            () ->
+                GoldStatus.lastWatermark(
+                    spark, lake, PAGE_5M, Optional.of(now.minus(Duration.ofHours(40)))))
+        .hasStackTraceContaining(first.get(0).getFileName().toString());
+  }
+
+  static List<Path> parquetFiles(String table) throws java.io.IOException {
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(Path.of(table))) {
+      return files.filter(f -> f.toString().endsWith(".parquet")).toList();
+    }
   }
 
   @Test
