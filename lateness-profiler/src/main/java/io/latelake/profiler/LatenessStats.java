@@ -14,16 +14,12 @@ import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.not;
 import static org.apache.spark.sql.functions.percentile_approx;
-import static org.apache.spark.sql.functions.posexplode;
-import static org.apache.spark.sql.functions.slice;
 import static org.apache.spark.sql.functions.stddev_samp;
-import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.to_date;
 import static org.apache.spark.sql.functions.unix_micros;
 import static org.apache.spark.sql.functions.when;
 
 import io.latelake.core.dedup.ExactDedup;
-import io.latelake.core.time.DayRange;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -115,81 +111,6 @@ public final class LatenessStats {
   }
 
   /**
-   * Adds {@code _behind} boolean: whether each event would have been behind the watermark in
-   * arrival order: its event time is at or before (the largest event time among the same source's
-   * events enqueued strictly earlier) − delay. This is Spark's rule (a row is late when event time
-   * ≤ watermark, the watermark being max event time seen − delay) with the watermark moved after
-   * every arrival, the limit of small micro-batches; it counts what a watermark of {@code delay}
-   * drops, while "lateness &gt; delay" only bounds it from above — and misses the on-time events
-   * that a future-dated event pushes behind the watermark (case C10). Events enqueued before the
-   * rows given are not seen, so the first arrivals of a range have a lower watermark than live.
-   *
-   * <p>How, without one sorted task per source: the rows are cut into {@value #BUCKET_SECONDS} s
-   * buckets of enqueued time. The largest event time enqueued strictly earlier is the larger of (a)
-   * the largest among the earlier rows of the same bucket (a window per source and bucket, ordered
-   * by enqueued time) and (b) the largest of all earlier buckets of the source (a running maximum
-   * over the per-bucket maxima: one row per source and bucket, then joined back). Equal to one
-   * window per source over all rows, row for row ({@code LatenessStatsTest}).
-   *
-   * @param rows rows with {@code source}, {@code enqueued_time}, {@code event_time}
-   * @param delaySeconds the watermark delay, seconds
-   * @param events which rows are events (they alone move the watermark), e.g. {@link #measured};
-   *     the flag on the other rows is meaningless
-   * @return {@code rows}' columns and {@code _behind} (false for a source's first event)
-   */
-  public static Dataset<Row> withBehindWatermark(
-      Dataset<Row> rows, double delaySeconds, Column events) {
-    Column eventMicros = when(events, unix_micros(col("event_time")));
-    Dataset<Row> bucketed =
-        rows.withColumn(
-            "_bucket",
-            org.apache.spark.sql.functions.floor(
-                unix_micros(col("enqueued_time")).divide(BUCKET_SECONDS * 1_000_000L)));
-    Dataset<Row> carried =
-        bucketed
-            .groupBy(col("source"), col("_bucket"))
-            .agg(max(eventMicros).as("_bucket_max"))
-            .select(
-                col("source").as("_c_source"),
-                col("_bucket").as("_c_bucket"),
-                max(col("_bucket_max"))
-                    .over(
-                        org.apache.spark.sql.expressions.Window.partitionBy(col("source"))
-                            .orderBy(col("_bucket"))
-                            .rowsBetween(
-                                org.apache.spark.sql.expressions.Window.unboundedPreceding(), -1))
-                    .as("_carried"));
-    org.apache.spark.sql.expressions.WindowSpec earlierInBucket =
-        org.apache.spark.sql.expressions.Window.partitionBy(col("source"), col("_bucket"))
-            .orderBy(unix_micros(col("enqueued_time")))
-            .rangeBetween(org.apache.spark.sql.expressions.Window.unboundedPreceding(), -1);
-    Column maxEarlier =
-        org.apache.spark.sql.functions.greatest(
-            col("_carried"), max(eventMicros).over(earlierInBucket));
-    List<String> columns = List.of(rows.columns());
-    return bucketed
-        .join(
-            carried,
-            col("source")
-                .eqNullSafe(col("_c_source"))
-                .and(col("_bucket").equalTo(col("_c_bucket"))),
-            "left")
-        .withColumn(
-            "_behind",
-            coalesce(
-                unix_micros(col("event_time"))
-                    .leq(maxEarlier.minus(Math.round(delaySeconds * 1e6))),
-                lit(false)))
-        .select(
-            java.util.stream.Stream.concat(columns.stream(), java.util.stream.Stream.of("_behind"))
-                .map(org.apache.spark.sql.functions::col)
-                .toArray(Column[]::new));
-  }
-
-  /** The width of {@link #withBehindWatermark}'s buckets of enqueued time: one hour. */
-  static final long BUCKET_SECONDS = 3_600;
-
-  /**
    * @return (enqueued_time − event_time) in seconds, microsecond precision
    */
   public static Column latenessSeconds() {
@@ -216,7 +137,8 @@ public final class LatenessStats {
     return levels.stream().mapToDouble(Double::doubleValue).toArray();
   }
 
-  private static List<Double> adviceTargets(ProfilerConfig cfg) {
+  /** The advice targets: {@code watermark-coverage}, then {@code correction-coverage}. */
+  static List<Double> adviceTargets(ProfilerConfig cfg) {
     List<Double> targets = new ArrayList<>(cfg.watermarkCoverage());
     targets.add(cfg.correctionCoverage());
     return targets;
@@ -225,13 +147,13 @@ public final class LatenessStats {
   /**
    * Every figure of a profile run, in one aggregation over {@link #arrivals}: one row per source
    * and arrival day, and one row per source over all the rows given ({@code arrival_day} null).
-   * {@link #statsOf}, {@link #cdf} and {@link #advice} derive their rows from these, so a run reads
-   * bronze once and aggregates once.
+   * {@link #statsOf}, {@link RangeFigures#cdf} and {@link RangeFigures#advice} derive their rows
+   * from these, so a run reads bronze once and aggregates once.
    *
    * <p>How: each row is counted in its day's group and in its source's group (the rows are emitted
    * once per group), with one {@code percentile_approx} per group at all {@link #summaryLevels}.
-   * The behind-the-watermark flag needs a source's rows in arrival order ({@link
-   * #withBehindWatermark}: a window per source and hour of arrival, and the running maximum of the
+   * The behind-the-watermark flag needs a source's rows in arrival order ({@link *
+   * BehindWatermark#flag}: a window per source and hour of arrival, and the running maximum of the
    * hours before), computed on the deduplicated rows before they are emitted per group. An earlier
    * version counted it in a second branch joined on the group, and Spark ran that branch's scan,
    * dedup and aggregation a second time (bench, 5M rows of one source: 35.3 s in two chains of
@@ -271,7 +193,7 @@ public final class LatenessStats {
     // each row once in its day's group and once in its source's group over all days (null day)
     Column groups = explode(array(col("arrival_day"), lit(null).cast(DataTypes.DateType)));
     return arrivals
-        .transform(rows -> withBehindWatermark(rows, wm, m))
+        .transform(rows -> BehindWatermark.flag(rows, wm, m))
         .withColumn("_behind", m.and(col("_behind")))
         .select(col("*"), groups.as("_day"))
         .groupBy(col("source"), col("_day").as("arrival_day"))
@@ -309,8 +231,8 @@ public final class LatenessStats {
    * double, {@code negative_count} long and {@code negative_share} double (lateness &lt; 0: clock
    * skew), {@code beyond_watermark_count}/{@code _share} (lateness &gt; watermark delay: what the
    * watermark drops, bounded from above when clocks are not skewed), {@code
-   * behind_watermark_count}/ {@code _share} (behind the watermark in arrival order, {@link
-   * #withBehindWatermark}: what it drops), {@code beyond_correction_count}/{@code _share} (lateness
+   * behind_watermark_count}/ {@code _share} (behind the watermark in arrival order, {@link *
+   * BehindWatermark#flag}: what it drops), {@code beyond_correction_count}/{@code _share} (lateness
    * &gt; {@code lake.correction.horizon}: arrived after the window was settled), {@code
    * after_publish_count}/{@code _share} (enqueued after the publish time of the event's own UTC day
    * = day start + publish-after), {@code create_time_count} long (events with Kafka CreateTime:
@@ -372,86 +294,5 @@ public final class LatenessStats {
     out.add(col("redelivery_count"));
     out.add(col("redelivery_count").divide(col("received_count")).as("redelivery_share"));
     return summary.filter(col("arrival_day").isNotNull()).select(out.toArray(Column[]::new));
-  }
-
-  /**
-   * The lateness distribution per source over the whole range, as quantiles: the rows of {@code
-   * monitoring.lateness_cdf}, from the per-source rows of a {@link #summary} made with the same
-   * {@code cfg} (sources with measured events).
-   *
-   * <p>Output: {@code source} string, {@code from_day}, {@code to_day} date, {@code n} long, {@code
-   * level} double (i / steps, i = 0..steps, steps = {@code lake.profiler.cdf-steps}), {@code
-   * lateness_s} double (the {@code percentile_approx} value at that level), {@code computed_at}
-   * timestamp.
-   */
-  public static Dataset<Row> cdf(
-      Dataset<Row> summary, DayRange range, ProfilerConfig cfg, Instant computedAt) {
-    int steps = cfg.cdfSteps();
-    Column values = slice(col("quantiles"), LEVELS.length + 1, steps + 1);
-    return summary
-        .filter(col("arrival_day").isNull().and(col("n").gt(0)))
-        .select(col("source"), col("n"), posexplode(values).as(new String[] {"_i", "_v"}))
-        .select(
-            col("source"),
-            lit(java.sql.Date.valueOf(range.from())).as("from_day"),
-            lit(java.sql.Date.valueOf(range.to())).as("to_day"),
-            col("n"),
-            col("_i").cast(DataTypes.DoubleType).divide(steps).as("level"),
-            col("_v").as("lateness_s"),
-            lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));
-  }
-
-  /**
-   * Watermark and correction advice per source over the whole range: the rows of {@code
-   * monitoring.watermark_advice}, from the per-source rows of a {@link #summary} made with the same
-   * {@code cfg} (sources with measured events).
-   *
-   * <p>One row per source and target: {@code source} string, {@code from_day}, {@code to_day} date,
-   * {@code n} long, {@code kind} string ({@code watermark} or {@code correction}), {@code coverage}
-   * double (the target share), {@code advised_delay_s} double (the {@code percentile_approx}
-   * lateness at that share: a watermark delay / correction lookback of at least this would have
-   * covered the target share of the range's events), {@code configured_delay_s} double (the
-   * configured watermark delay, or correction horizon), {@code configured_beyond_count} long and
-   * {@code configured_beyond_share} double (events with lateness &gt; the configured value: an
-   * upper bound of the watermark's drops, or never corrected), {@code configured_dropped_count}
-   * long and {@code configured_dropped_share} double (watermark rows only: behind the configured
-   * watermark in arrival order, {@link #withBehindWatermark} — what it would have dropped; null on
-   * the correction row), {@code computed_at} timestamp.
-   */
-  public static Dataset<Row> advice(
-      Dataset<Row> summary, DayRange range, ProfilerConfig cfg, Instant computedAt) {
-    List<Double> targets = adviceTargets(cfg);
-    int first = LEVELS.length + cfg.cdfSteps() + 1;
-    double wm = cfg.watermarkDelaySeconds();
-    double horizon = cfg.correctionHorizonSeconds();
-    Column[] items = new Column[targets.size()];
-    for (int i = 0; i < targets.size(); i++) {
-      boolean correction = i == targets.size() - 1;
-      Column beyond = col(correction ? "beyond_correction_count" : "beyond_watermark_count");
-      items[i] =
-          struct(
-              lit(correction ? "correction" : "watermark").as("kind"),
-              lit(targets.get(i)).as("coverage"),
-              element_at(col("quantiles"), first + i + 1).as("advised_delay_s"),
-              lit(correction ? horizon : wm).as("configured_delay_s"),
-              beyond.as("configured_beyond_count"),
-              beyond.divide(col("n")).as("configured_beyond_share"),
-              (correction ? lit(null).cast(DataTypes.LongType) : col("behind_watermark_count"))
-                  .as("configured_dropped_count"),
-              (correction
-                      ? lit(null).cast(DataTypes.DoubleType)
-                      : col("behind_watermark_count").divide(col("n")))
-                  .as("configured_dropped_share"));
-    }
-    return summary
-        .filter(col("arrival_day").isNull().and(col("n").gt(0)))
-        .select(col("source"), col("n"), explode(array(items)).as("_a"))
-        .select(
-            col("source"),
-            lit(java.sql.Date.valueOf(range.from())).as("from_day"),
-            lit(java.sql.Date.valueOf(range.to())).as("to_day"),
-            col("n"),
-            col("_a.*"),
-            lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));
   }
 }

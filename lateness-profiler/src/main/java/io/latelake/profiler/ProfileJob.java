@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  *       replaceWhere} on {@code arrival_day}), so re-running for the same days leaves one row per
  *       (source, day);
  *   <li>{@code monitoring.lateness_cdf} — the quantiles per source over the range ({@link
- *       LatenessStats#cdf}); overwritten: it holds the latest run's distribution;
- *   <li>{@code monitoring.watermark_advice} — ({@link LatenessStats#advice}); overwritten;
+ *       RangeFigures#cdf}); overwritten: it holds the latest run's distribution;
+ *   <li>{@code monitoring.watermark_advice} — ({@link RangeFigures#advice}); overwritten;
  *   <li>{@code monitoring.watermark_replay} — silver's watermark replayed for its configured delay
  *       and the candidates ({@link WatermarkReplay}); overwritten;
  *   <li>{@code monitoring.alerts} — appended: SLA rules ({@link Alerts#fromRules}) and the
@@ -252,7 +252,7 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
     }
     LOG.debug("write lateness_stats took {} ms", (System.nanoTime() - statsStarted) / 1_000_000);
     long cdfStarted = System.nanoTime();
-    LatenessStats.cdf(computed, range, cfg, now)
+    RangeFigures.cdf(computed, range, cfg, now)
         .write()
         .format("delta")
         .mode("overwrite")
@@ -260,7 +260,7 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
         .save(registry.monitoring("lateness_cdf"));
     LOG.debug("write lateness_cdf took {} ms", (System.nanoTime() - cdfStarted) / 1_000_000);
     long adviceStarted = System.nanoTime();
-    Dataset<Row> advice = LatenessStats.advice(computed, range, cfg, now);
+    Dataset<Row> advice = RangeFigures.advice(computed, range, cfg, now);
     List<Row> adviceRows =
         advice.orderBy(col("source"), col("kind").desc(), col("coverage")).collectAsList();
     spark

@@ -16,14 +16,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.jfree.chart.JFreeChart;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -167,10 +165,11 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
       Files.createDirectories(dir);
       for (String source : sources) {
         String safe = source.replaceAll("[^A-Za-z0-9_.-]", "_");
-        html.append("<h2>").append(esc(source)).append("</h2>");
+        html.append("<h2>").append(ReportHtml.esc(source)).append("</h2>");
         List<Row> mine = stats.stream().filter(r -> source.equals(r.getAs("source"))).toList();
-        statsTable(html, mine);
-        adviceTable(html, advice.stream().filter(r -> source.equals(r.getAs("source"))).toList());
+        ReportHtml.statsTable(html, mine);
+        ReportHtml.adviceTable(
+            html, advice.stream().filter(r -> source.equals(r.getAs("source"))).toList());
         List<Charts.Bin> bins = new ArrayList<>();
         long zero = 0;
         long negative = 0;
@@ -193,7 +192,7 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
                     n));
           }
         }
-        embed(
+        ReportHtml.embed(
             html,
             dir,
             pngs,
@@ -201,7 +200,7 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
             Charts.histogram(source, bins, zero, negative));
         List<Row> cdf = cdfRows.stream().filter(r -> source.equals(r.getAs("source"))).toList();
         if (!cdf.isEmpty()) {
-          embed(
+          ReportHtml.embed(
               html,
               dir,
               pngs,
@@ -220,15 +219,15 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
           }
           trend.put(p.replace("_s", ""), series);
         }
-        embed(html, dir, pngs, safe + "-trend.png", Charts.trend(source, trend));
+        ReportHtml.embed(html, dir, pngs, safe + "-trend.png", Charts.trend(source, trend));
       }
       html.append("<h2>Stream: rows dropped by the watermark</h2>");
       if (drops.isEmpty()) {
         html.append("<p>No <code>monitoring.stream_progress</code> rows.</p>");
       } else {
-        embed(html, dir, pngs, "dropped-by-watermark.png", Charts.dropped(drops));
+        ReportHtml.embed(html, dir, pngs, "dropped-by-watermark.png", Charts.dropped(drops));
       }
-      replayTable(html, replay);
+      ReportHtml.replayTable(html, replay);
       html.append("</body></html>\n");
       Path file = dir.resolve("lateness-report.html");
       Files.writeString(file, html.toString());
@@ -244,161 +243,5 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
     return DeltaTables.exists(spark, path)
         ? spark.read().format("delta").load(path).collectAsList()
         : List.of();
-  }
-
-  private static void embed(
-      StringBuilder html, Path dir, List<Path> pngs, String name, JFreeChart chart)
-      throws IOException {
-    byte[] png = Charts.png(chart);
-    Path file = dir.resolve(name);
-    Files.write(file, png);
-    pngs.add(file);
-    html.append("<img alt=\"")
-        .append(esc(chart.getTitle().getText()))
-        .append("\" src=\"data:image/png;base64,")
-        .append(Base64.getEncoder().encodeToString(png))
-        .append("\">");
-  }
-
-  private static void statsTable(StringBuilder html, List<Row> rows) {
-    String[] cols = {
-      "arrival_day",
-      "n",
-      "min_s",
-      "p50_s",
-      "p90_s",
-      "p95_s",
-      "p99_s",
-      "p999_s",
-      "max_s",
-      "negative_share",
-      "beyond_watermark_share",
-      "behind_watermark_count",
-      "behind_watermark_share",
-      "beyond_correction_share",
-      "after_publish_share",
-      "redelivery_count",
-      "create_time_count",
-      "clock_basis"
-    };
-    html.append("<table><tr>");
-    for (String c : cols) {
-      html.append("<th>").append(c).append("</th>");
-    }
-    html.append("</tr>");
-    int from = Math.max(0, rows.size() - 31);
-    if (from > 0) {
-      html.append("<tr><td colspan=\"")
-          .append(cols.length)
-          .append("\">… ")
-          .append(from)
-          .append(" earlier days in monitoring.lateness_stats</td></tr>");
-    }
-    for (Row r : rows.subList(from, rows.size())) {
-      html.append("<tr>");
-      for (String c : cols) {
-        html.append("<td>").append(esc(format(r.getAs(c)))).append("</td>");
-      }
-      html.append("</tr>");
-    }
-    html.append("</table>");
-  }
-
-  private static void adviceTable(StringBuilder html, List<Row> rows) {
-    html.append("<h3>Advice</h3><ul>");
-    for (Row r : rows) {
-      String kind = r.getAs("kind");
-      html.append("<li>")
-          .append(kind.equals("watermark") ? "Watermark delay" : "Correction horizon")
-          .append(" covering ")
-          .append(format((double) r.<Double>getAs("coverage") * 100))
-          .append("% of events: <b>")
-          .append(Charts.human(r.<Double>getAs("advised_delay_s")))
-          .append("</b> (")
-          .append(format(r.getAs("advised_delay_s")))
-          .append(" s). Configured ")
-          .append(kind.equals("watermark") ? "watermark " : "correction horizon ")
-          .append(Charts.human(r.<Double>getAs("configured_delay_s")))
-          .append(": ")
-          .append(
-              kind.equals("watermark")
-                  ? r.<Long>getAs("configured_dropped_count")
-                      + " events ("
-                      + format((double) r.<Double>getAs("configured_dropped_share") * 100)
-                      + "%) fall behind it if it moved after every arrival, per source (not the "
-                      + "stream's drops: Spark moves it once per micro-batch, see the replay below; "
-                      + r.<Long>getAs("configured_beyond_count")
-                      + " arrived later than the delay)"
-                  : r.<Long>getAs("configured_beyond_count")
-                      + " events ("
-                      + format((double) r.<Double>getAs("configured_beyond_share") * 100)
-                      + "%) arrived after their window was settled (a restatement of a settled "
-                      + "number)")
-          .append(".</li>");
-    }
-    html.append("</ul>");
-  }
-
-  /** The watermark replay of the last profile run ({@link WatermarkReplay}), one row per delay. */
-  private static void replayTable(StringBuilder html, List<Row> rows) {
-    html.append("<h2>What each watermark delay would drop (replay)</h2>");
-    if (rows.isEmpty()) {
-      html.append("<p>No <code>monitoring.watermark_replay</code> rows: run ")
-          .append("<code>latelake profile</code>.</p>");
-      return;
-    }
-    Row first = rows.get(0);
-    html.append("<p>")
-        .append(esc(first.getAs("query_name")))
-        .append(" replayed over bronze by Spark's rule (the watermark moves once per micro-batch; ")
-        .append("a row is dropped when its event time is at or behind the previous ")
-        .append("micro-batch's watermark), in ")
-        .append(first.<Long>getAs("micro_batches"))
-        .append(" micro-batches (")
-        .append(esc(first.getAs("batch_basis")))
-        .append("). Recommended: the smallest delay dropping at most ")
-        .append(format(first.<Double>getAs("target_drop_share") * 100))
-        .append("% of the rows.</p><table><tr><th>delay</th><th>dropped</th><th>of rows</th>")
-        .append("<th>share %</th><th>gold rows to correct</th><th>dedup state (peak ids)</th>")
-        .append("<th>watermark trails arrivals by (s, median)</th><th></th></tr>");
-    for (Row r : rows) {
-      String mark =
-          (r.<Boolean>getAs("configured") ? "configured " : "")
-              + (r.<Boolean>getAs("recommended") ? "recommended" : "");
-      html.append("<tr><td>")
-          .append(Charts.human(r.<Double>getAs("delay_s")))
-          .append("</td><td>")
-          .append(r.<Long>getAs("dropped_count"))
-          .append("</td><td>")
-          .append(r.<Long>getAs("rows"))
-          .append("</td><td>")
-          .append(format(r.<Double>getAs("dropped_share") * 100))
-          .append("</td><td>")
-          .append(r.<Long>getAs("gold_rows_to_correct"))
-          .append("</td><td>")
-          .append(r.<Long>getAs("state_rows_peak"))
-          .append("</td><td>")
-          .append(esc(format(r.getAs("watermark_lag_s"))))
-          .append("</td><td>")
-          .append(mark.strip())
-          .append("</td></tr>");
-    }
-    html.append("</table>");
-  }
-
-  private static String format(Object v) {
-    if (v instanceof Double d) {
-      return Math.abs(d) >= 1e6 || (Math.abs(d) < 1e-3 && d != 0)
-          ? String.format("%.4g", d)
-          : String.format("%.6g", d).replaceAll("\\.?0+$", "");
-    }
-    return String.valueOf(v);
-  }
-
-  static String esc(String s) {
-    return s.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("\"", "&quot;");
   }
 }

@@ -286,7 +286,7 @@ class LatenessStatsTest extends SparkTestBase {
             Fixtures.row("g2", "2024-05-14T09:59:00Z", "2024-05-14T13:00:00Z", null, "gw", null));
     Dataset<Row> arrivals = LatenessStats.arrivals(Fixtures.bronze(spark, rows));
     Dataset<Row> flagged =
-        LatenessStats.withBehindWatermark(arrivals, 30, LatenessStats.measured())
+        BehindWatermark.flag(arrivals, 30, LatenessStats.measured())
             .filter(LatenessStats.measured());
     assertThat(
             flagged

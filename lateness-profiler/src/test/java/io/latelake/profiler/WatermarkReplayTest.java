@@ -103,9 +103,7 @@ class WatermarkReplayTest extends SparkTestBase {
     // (behind e4 − 10 s).
     Dataset<Row> arrivals = LatenessStats.arrivals(threeBatches());
     long perArrival =
-        LatenessStats.withBehindWatermark(arrivals, 10, LatenessStats.measured())
-            .filter("_behind")
-            .count();
+        BehindWatermark.flag(arrivals, 10, LatenessStats.measured()).filter("_behind").count();
     assertThat(perArrival).isEqualTo(3);
 
     // Spark's rule, one silver micro-batch per bronze micro-batch, each followed by a no-data
