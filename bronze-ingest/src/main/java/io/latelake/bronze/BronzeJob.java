@@ -2,6 +2,7 @@ package io.latelake.bronze;
 
 import static org.apache.spark.sql.functions.col;
 
+import io.latelake.bronze.parse.BronzeParse;
 import io.latelake.core.event.BronzeRows;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.streaming.StreamPlan;
@@ -78,8 +79,8 @@ public final class BronzeJob extends StreamingJob<BronzeConfig> {
     };
   }
 
-  /** Raw records → bronze rows ({@link BronzeRows#parse}). */
+  /** Raw records → bronze rows ({@link BronzeParse#parse}). */
   Dataset<Row> transform(Dataset<Row> raw) {
-    return BronzeRows.parse(raw, config.event(), config.enqueuedTimeField());
+    return BronzeParse.parse(raw, config.event(), config.enqueuedTimeField());
   }
 }

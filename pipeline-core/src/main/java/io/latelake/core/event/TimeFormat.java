@@ -5,8 +5,8 @@ import java.util.Optional;
 
 /**
  * How an event time is written in the payload. All results are UTC timestamps; a value that cannot
- * be read is INVALID_EVENT_TIME (never an exception, never a wrong year). Reading is done by {@link
- * EventParser}.
+ * be read is INVALID_EVENT_TIME (never an exception, never a wrong year). Reading is done by
+ * bronze-ingest's {@code EventParser}.
  *
  * <ul>
  *   <li>{@code iso-8601}: text such as {@code 2024-05-14T12:00:00Z} or with an offset (what Spark's

@@ -1,8 +1,9 @@
-package io.latelake.core.event;
+package io.latelake.bronze.parse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latelake.core.config.ConfigLoader;
+import io.latelake.core.event.EventSchema;
 import io.latelake.core.testing.HostileRecords;
 import io.latelake.core.testing.SparkTestBase;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +15,7 @@ import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Test;
 
-class BronzeRowsTest extends SparkTestBase {
+class BronzeParseTest extends SparkTestBase {
   private static final String ENQ = ",\"enqueued_time\":\"2030-01-01T00:00:00Z\"";
 
   private Dataset<Row> raw(String... lines) {
@@ -58,7 +59,7 @@ class BronzeRowsTest extends SparkTestBase {
    * @return "event_id|event_time|value|error|error_detail" per record, in input order
    */
   private List<String> parse(EventSchema schema, String... lines) {
-    return BronzeRows.parse(raw(lines), schema, Optional.of("enqueued_time"))
+    return BronzeParse.parse(raw(lines), schema, Optional.of("enqueued_time"))
         .selectExpr(
             "concat_ws('|', coalesce(event_id, '-'), "
                 + "coalesce(date_format(event_time, \"yyyy-MM-dd'T'HH:mm:ss.SSS\"), '-'), "
@@ -185,7 +186,7 @@ class BronzeRowsTest extends SparkTestBase {
             "c40-p6|2024-05-14T12:05:00.000",
             "frac-s|2024-05-14T12:04:59.999");
     List<Row> micros =
-        BronzeRows.parse(
+        BronzeParse.parse(
                 raw(
                     ev("\"c40-p3\"", "1715688299999999", ""),
                     ev("\"c40-p4\"", "1715688299999999999", ""),
@@ -351,7 +352,7 @@ class BronzeRowsTest extends SparkTestBase {
         "{\"event_id\":\"a\\ud83d\\ude00\",\"event_time\":1715680860}"
             .getBytes(StandardCharsets.UTF_8);
     List<String> rows =
-        BronzeRows.parse(rawBytes(utf16le, utf16be, utf32, lone, pair), schema(), Optional.empty())
+        BronzeParse.parse(rawBytes(utf16le, utf16be, utf32, lone, pair), schema(), Optional.empty())
             .selectExpr(
                 "concat_ws('|', coalesce(event_id, '-'), coalesce(error, 'OK'), "
                     + "coalesce(error_detail, '-'))")
@@ -379,7 +380,7 @@ class BronzeRowsTest extends SparkTestBase {
         "{\"event_id\":\"\u00e9\",\"event_time\":1715680860}".getBytes(StandardCharsets.ISO_8859_1);
     byte[] binary = {(byte) 0xff, 0x00, (byte) 0xfe, 0x7b};
     List<Row> rows =
-        BronzeRows.parse(rawBytes(good, latin1, binary), schema(), Optional.empty())
+        BronzeParse.parse(rawBytes(good, latin1, binary), schema(), Optional.empty())
             .select("event_id", "payload", "payload_bytes", "error", "error_detail")
             .collectAsList();
     assertThat(rows.get(0).getString(0)).isEqualTo("\u00e9");
@@ -414,7 +415,7 @@ class BronzeRowsTest extends SparkTestBase {
       ev("\"blank-long\"", "1715680860", ",\"value\":\"\"")
     };
     List<String> kept =
-        BronzeRows.parse(raw(lines), schema(), Optional.of("enqueued_time"))
+        BronzeParse.parse(raw(lines), schema(), Optional.of("enqueued_time"))
             .selectExpr(sql)
             .as(Encoders.STRING())
             .collectAsList();
@@ -431,7 +432,7 @@ class BronzeRowsTest extends SparkTestBase {
             "lake.event.fields=[{name=page, type=string, "
                 + "blank-as-null=true}, {name=value, type=long, blank-as-null=true}]");
     List<String> nulled =
-        BronzeRows.parse(raw(lines), blankAsNull, Optional.of("enqueued_time"))
+        BronzeParse.parse(raw(lines), blankAsNull, Optional.of("enqueued_time"))
             .selectExpr(sql)
             .as(Encoders.STRING())
             .collectAsList();
@@ -487,7 +488,7 @@ class BronzeRowsTest extends SparkTestBase {
                 "CAST(NULL AS INT) AS timestamp_type");
     List<String> actual = new ArrayList<>();
     for (Row r :
-        BronzeRows.parse(records, schema(), Optional.of("enqueued_time"))
+        BronzeParse.parse(records, schema(), Optional.of("enqueued_time"))
             .select("payload", "payload_bytes", "error", "error_detail")
             .collectAsList()) {
       String key = r.isNullAt(1) ? r.getString(0) : HostileRecords.Record.key((byte[]) r.get(1));
@@ -517,7 +518,7 @@ class BronzeRowsTest extends SparkTestBase {
                 "'f.jsonl' AS source_file",
                 "CAST(NULL AS TIMESTAMP) AS enqueued_time",
                 "CAST(NULL AS INT) AS timestamp_type");
-    Dataset<Row> bronze = BronzeRows.parse(records, schema(), Optional.of("enqueued_time"));
+    Dataset<Row> bronze = BronzeParse.parse(records, schema(), Optional.of("enqueued_time"));
     String plan = bronze.queryExecution().optimizedPlan().toString();
     assertThat(plan.split("read_event\\(", -1)).hasSize(2);
     // Read on the executors: the parser travels with the task.
@@ -528,7 +529,7 @@ class BronzeRowsTest extends SparkTestBase {
 
   @Test
   void bronzeKeepsThePayloadAndSourceColumns() {
-    Row r = BronzeRows.parse(raw("{bad"), schema(), Optional.empty()).first();
+    Row r = BronzeParse.parse(raw("{bad"), schema(), Optional.empty()).first();
     assertThat(r.<String>getAs("payload")).isEqualTo("{bad");
     assertThat(r.<String>getAs("source")).isEqualTo("web");
     assertThat(r.<String>getAs("source_file")).isEqualTo("f.jsonl");
