@@ -144,7 +144,7 @@ class CurlCommitsCorrectionTest extends SparkTestBase {
             .first()
             .getLong(0);
     Row configuredReplay =
-        io.latelake.profiler.ProfileJob.replay(
+        io.latelake.profiler.ProfileReads.replay(
                 spark,
                 tables,
                 new DayRange(LocalDate.parse("2025-01-01"), LocalDate.parse("2025-12-31")),

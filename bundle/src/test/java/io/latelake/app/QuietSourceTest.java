@@ -14,7 +14,7 @@ import io.latelake.correction.correct.CorrectJob;
 import io.latelake.correction.correct.CorrectResult;
 import io.latelake.correction.shared.CorrectionConfig;
 import io.latelake.correction.shared.Recompute;
-import io.latelake.profiler.ProfileJob;
+import io.latelake.profiler.ProfileReads;
 import io.latelake.profiler.ProfilerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -357,7 +357,7 @@ class QuietSourceTest extends SparkTestBase {
   private String replayed(LockStepLake lake, com.typesafe.config.Config config) {
     java.time.LocalDate day = java.time.LocalDate.parse("2024-05-14");
     Row r =
-        ProfileJob.replay(
+        ProfileReads.replay(
                 spark,
                 lake.context.tables(),
                 new DayRange(day, day),

@@ -14,7 +14,7 @@ import io.latelake.core.job.JobContext;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
 import io.latelake.core.time.DayRange;
-import io.latelake.profiler.ProfileJob;
+import io.latelake.profiler.ProfileReads;
 import io.latelake.profiler.ProfilerConfig;
 import io.latelake.profiler.WatermarkReplay;
 import io.latelake.silver.SilverConfig;
@@ -187,7 +187,7 @@ class WatermarkReplayStreamTest extends SparkTestBase {
     Config c = configured;
     LocalDate day = LocalDate.parse("2014-11-10");
     List<Row> replay =
-        ProfileJob.replay(
+        ProfileReads.replay(
             spark,
             TableRegistry.fromConfig(c),
             new DayRange(day, day),

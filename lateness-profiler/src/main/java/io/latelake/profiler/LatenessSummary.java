@@ -39,7 +39,7 @@ public final class LatenessSummary {
             LocalDate.ofInstant(firstArrival, ZoneOffset.UTC),
             LocalDate.ofInstant(lastArrival, ZoneOffset.UTC));
     long t0 = System.nanoTime();
-    long rows = ProfileJob.readLateness(spark, tables, range, cfg.dedupHorizon()).count();
+    long rows = ProfileReads.readLateness(spark, tables, range, cfg.dedupHorizon()).count();
     double countS = (System.nanoTime() - t0) / 1e9;
     ProfilerJob.Options options = new ProfilerJob.Options(cfg, range);
     ProfileJob.Result p = new ProfileJob(JobContext.start(spark, tables), options).run();

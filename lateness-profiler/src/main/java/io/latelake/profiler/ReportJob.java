@@ -118,7 +118,7 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
                     .thenComparing(r -> r.<Double>getAs("coverage")))
             .toList();
     List<Row> hist =
-        histogram(ProfileJob.readLateness(spark, registry, range, cfg.dedupHorizon()))
+        histogram(ProfileReads.readLateness(spark, registry, range, cfg.dedupHorizon()))
             .collectAsList();
     Map<String, Map<Long, Long>> drops = new TreeMap<>();
     if (DeltaTables.exists(spark, registry.streamProgress())) {

@@ -114,7 +114,7 @@ class ProfileJobTest extends SparkTestBase {
             "2024-05-10"));
     TableRegistry tables = lake(dir, rows);
     Dataset<Row> read =
-        ProfileJob.readLateness(
+        ProfileReads.readLateness(
             spark, tables, DayRange.parse("2024-05-14"), java.time.Duration.ofDays(1));
     assertThat(read.collectAsList())
         .extracting(r -> r.getAs("lateness_s"))

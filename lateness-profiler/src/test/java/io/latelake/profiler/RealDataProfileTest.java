@@ -97,7 +97,7 @@ class RealDataProfileTest extends SparkTestBase {
   private ProfileJob.Result profileAndTime(
       TableRegistry tables, ProfilerConfig cfg, DayRange range, String name) {
     long t0 = System.nanoTime();
-    long plain = ProfileJob.readLateness(spark, tables, range, cfg.dedupHorizon()).count();
+    long plain = ProfileReads.readLateness(spark, tables, range, cfg.dedupHorizon()).count();
     long countNanos = System.nanoTime() - t0;
     ProfileJob.Result r =
         new ProfileJob(
@@ -105,7 +105,7 @@ class RealDataProfileTest extends SparkTestBase {
                 new ProfilerJob.Options(cfg, range))
             .run();
     long t1 = System.nanoTime();
-    ProfileJob.readLateness(spark, tables, range, cfg.dedupHorizon()).count();
+    ProfileReads.readLateness(spark, tables, range, cfg.dedupHorizon()).count();
     long countAfterNanos = System.nanoTime() - t1;
     figures.append(
         String.format(
@@ -178,7 +178,7 @@ class RealDataProfileTest extends SparkTestBase {
     assertThat(day.<Long>getAs("negative_count")).isZero();
     assertThat(day.<String>getAs("clock_basis")).isEqualTo("captured");
     double[] sorted =
-        sortedLateness(ProfileJob.readLateness(spark, tables, range, cfg.dedupHorizon()));
+        sortedLateness(ProfileReads.readLateness(spark, tables, range, cfg.dedupHorizon()));
     checkPercentiles(day, sorted, ref, cfg.accuracy());
     // with n = 46800 and accuracy 10000 the band is ±5 ranks; these are the values returned
     assertThat(
@@ -215,7 +215,7 @@ class RealDataProfileTest extends SparkTestBase {
             "lake.profiler.report-dir=target/report-curl-commits");
     DayRange range = DayRange.parse("1999-12-29..2026-08-22");
     ProfileJob.Result r = profileAndTime(tables, cfg, range, "curl-commits");
-    Dataset<Row> lateness = ProfileJob.readLateness(spark, tables, range, cfg.dedupHorizon());
+    Dataset<Row> lateness = ProfileReads.readLateness(spark, tables, range, cfg.dedupHorizon());
     double[] sorted = sortedLateness(lateness);
     assertThat((long) sorted.length).isEqualTo(ref.get("records").asLong());
     assertThat(r.stats().stream().mapToLong(s -> s.<Long>getAs("n")).sum()).isEqualTo(85752L);
