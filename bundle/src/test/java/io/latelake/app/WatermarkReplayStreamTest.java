@@ -16,6 +16,7 @@ import io.latelake.core.testing.SparkTestBase;
 import io.latelake.core.time.DayRange;
 import io.latelake.profiler.ProfileReads;
 import io.latelake.profiler.ProfilerConfig;
+import io.latelake.profiler.ReplayOutcome;
 import io.latelake.profiler.WatermarkReplay;
 import io.latelake.silver.SilverConfig;
 import io.latelake.silver.SilverJob;
@@ -222,7 +223,7 @@ class WatermarkReplayStreamTest extends SparkTestBase {
     // bounds (200 ms); the 50 ms stream, whose lake has no profile, takes the fallback (100 ms).
     // Each records the delay of every micro-batch and in its table's property.
     spark
-        .createDataFrame(replay, WatermarkReplay.SCHEMA)
+        .createDataFrame(replay, ReplayOutcome.SCHEMA)
         .write()
         .format("delta")
         .save(lake + "/monitoring/watermark_replay");

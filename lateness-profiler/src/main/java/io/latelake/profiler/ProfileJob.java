@@ -183,7 +183,7 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
     List<Row> replayRows =
         timed("watermark replay", () -> ProfileReads.replay(spark, registry, range, cfg, now));
     spark
-        .createDataFrame(replayRows, WatermarkReplay.SCHEMA)
+        .createDataFrame(replayRows, ReplayOutcome.SCHEMA)
         .write()
         .format("delta")
         .mode("overwrite")

@@ -83,7 +83,7 @@ public final class ProfileReads {
         cfg.silverAuto() && progress != null
             ? ReplayBatches.lastDelay(progress, query).orElse(cfg.silverDelay())
             : cfg.silverDelay();
-    List<WatermarkReplay.Outcome> outcomes =
+    List<ReplayOutcome> outcomes =
         WatermarkReplay.replay(
             spark,
             WatermarkReplay.input(readBronze(spark, tables, range.from()), range),
@@ -95,9 +95,9 @@ public final class ProfileReads {
     // through a local DataFrame: rows that carry their schema (read by name)
     return spark
         .createDataFrame(
-            WatermarkReplay.rows(
+            ReplayOutcome.rows(
                 query, range, outcomes, configured, cfg.targetDropShare(), computedAt),
-            WatermarkReplay.SCHEMA)
+            ReplayOutcome.SCHEMA)
         .collectAsList();
   }
 

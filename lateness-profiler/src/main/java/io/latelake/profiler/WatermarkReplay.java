@@ -1,10 +1,8 @@
 package io.latelake.profiler;
 
-import static org.apache.spark.sql.functions.broadcast;
 import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
-import static org.apache.spark.sql.functions.element_at;
 import static org.apache.spark.sql.functions.least;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
@@ -13,9 +11,7 @@ import static org.apache.spark.sql.functions.when;
 
 import io.latelake.core.streaming.SourceWatermarks;
 import io.latelake.core.time.DayRange;
-import java.sql.Timestamp;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -24,8 +20,6 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -97,41 +91,6 @@ public final class WatermarkReplay {
   /** {@code batch_basis}: recorded micro-batches, then one per bronze micro-batch after them. */
   public static final String MIXED = RECORDED + "+" + PER_BRONZE_BATCH;
 
-  /**
-   * Schema of {@code monitoring.watermark_replay}, one row per delay: {@code query_name} string,
-   * {@code from_day}, {@code to_day} date (arrival days replayed), {@code delay_s} double (the
-   * watermark delay, seconds), {@code configured} boolean (silver's configured delay), {@code
-   * recommended} boolean (the smallest delay whose dropped share is at most the target), {@code
-   * rows} long (silver's input rows replayed), {@code micro_batches} long (micro-batches with
-   * rows), {@code dropped_count} long and {@code dropped_share} double (rows behind the watermark,
-   * of {@code rows}), {@code gold_rows_to_correct} long (gold rows — window and group-by values,
-   * over every configured metric — holding a dropped row: what the correction path restates),
-   * {@code state_rows_peak} long (the most event ids the dedup state holds at the end of a
-   * micro-batch), {@code watermark_lag_s} double (the lower median over the micro-batches with rows
-   * of the latest enqueued time read so far minus the watermark after the micro-batch: how far the
-   * watermark trails the newest arrival; null when it never moved), {@code batch_basis} string
-   * ({@link #RECORDED}, {@link #MIXED} or {@link #PER_BRONZE_BATCH}), {@code target_drop_share}
-   * double, {@code computed_at} timestamp.
-   */
-  public static final StructType SCHEMA =
-      new StructType()
-          .add("query_name", DataTypes.StringType)
-          .add("from_day", DataTypes.DateType)
-          .add("to_day", DataTypes.DateType)
-          .add("delay_s", DataTypes.DoubleType)
-          .add("configured", DataTypes.BooleanType)
-          .add("recommended", DataTypes.BooleanType)
-          .add("rows", DataTypes.LongType)
-          .add("micro_batches", DataTypes.LongType)
-          .add("dropped_count", DataTypes.LongType)
-          .add("dropped_share", DataTypes.DoubleType)
-          .add("gold_rows_to_correct", DataTypes.LongType)
-          .add("state_rows_peak", DataTypes.LongType)
-          .add("watermark_lag_s", DataTypes.DoubleType)
-          .add("batch_basis", DataTypes.StringType)
-          .add("target_drop_share", DataTypes.DoubleType)
-          .add("computed_at", DataTypes.TimestampType);
-
   private static final Logger LOG = LoggerFactory.getLogger(WatermarkReplay.class);
 
   /** No value yet (no watermark, no event time): below every real one. */
@@ -165,10 +124,10 @@ public final class WatermarkReplay {
    * @param sources {@code lake.sources} and their idle timeouts (nothing listed: one watermark)
    * @param delays the delays to replay, ascending, without repeats
    * @param windows the gold metrics' windows and group-by columns (for {@link
-   *     Outcome#goldRowsToCorrect})
+   *     ReplayOutcome#goldRowsToCorrect})
    * @return per delay, in the order given
    */
-  public static List<Outcome> replay(
+  public static List<ReplayOutcome> replay(
       SparkSession spark,
       Dataset<Row> input,
       Dataset<Row> progress,
@@ -192,7 +151,7 @@ public final class WatermarkReplay {
    * {@link #replay(SparkSession, Dataset, Dataset, String, List, List, List)} with the batches
    * given.
    */
-  static List<Outcome> replay(
+  static List<ReplayOutcome> replay(
       SparkSession spark,
       Dataset<Row> input,
       List<ReplayBatches.Batch> batches,
@@ -244,7 +203,7 @@ public final class WatermarkReplay {
     }
   }
 
-  private static List<Outcome> replay(
+  private static List<ReplayOutcome> replay(
       SparkSession spark,
       Dataset<Row> keyed,
       List<Row> buckets,
@@ -289,63 +248,14 @@ public final class WatermarkReplay {
       }
       judged.add(RowFactory.create(e.getKey(), Arrays.asList(w)));
     }
-    StructType judgedSchema =
-        new StructType()
-            .add("_ingested", DataTypes.LongType)
-            .add("_late", DataTypes.createArrayType(DataTypes.LongType));
-    // The delays are ascending, so each one's watermark is at or behind the shorter ones': a row
-    // dropped by a delay is dropped by every shorter one. _drops = how many delays drop the row
-    // (the row is dropped by delay i, 0-based, when i < _drops).
-    Column drops = lit(0);
-    for (int i = 0; i < delays.size(); i++) {
-      drops = drops.plus(when(col("_event").leq(element_at(col("_late"), i + 1)), 1).otherwise(0));
-    }
     long rows = buckets.stream().mapToLong(b -> b.getLong(4)).sum();
-    long[] dropped = new long[delays.size()];
-    long[] goldRows = new long[delays.size()];
-    spark.sparkContext().setJobDescription("profile: watermark replay, rows behind the watermark");
-    Dataset<Row> behind =
-        keyed
-            .join(broadcast(spark.createDataFrame(judged, judgedSchema)), "_ingested")
-            .withColumn("_drops", drops)
-            .filter(col("_drops").gt(0))
-            .drop("_late")
-            .persist(org.apache.spark.storage.StorageLevel.MEMORY_AND_DISK());
-    try {
-      cumulate(behind.groupBy(col("_drops")).count().collectAsList(), dropped);
-      for (Window w : windows) {
-        List<Column> key = new ArrayList<>();
-        key.add(
-            org.apache
-                .spark
-                .sql
-                .functions
-                .floor(col("_event").divide(w.size().toNanos() / 1000))
-                .as("_window"));
-        for (String c : w.groupBy()) {
-          key.add(col(c));
-        }
-        long[] mine = new long[delays.size()];
-        cumulate(
-            behind
-                .groupBy(key.toArray(Column[]::new))
-                .agg(max(col("_drops")).as("_drops"))
-                .groupBy(col("_drops"))
-                .count()
-                .collectAsList(),
-            mine);
-        for (int i = 0; i < mine.length; i++) {
-          goldRows[i] += mine[i];
-        }
-      }
-    } finally {
-      behind.unpersist();
-      spark.sparkContext().setJobDescription(null);
-    }
-    List<Outcome> out = new ArrayList<>();
+    ReplayDrops.Counts counts = ReplayDrops.count(spark, keyed, judged, delays, windows);
+    long[] dropped = counts.dropped();
+    long[] goldRows = counts.goldRows();
+    List<ReplayOutcome> out = new ArrayList<>();
     for (int i = 0; i < delays.size(); i++) {
       out.add(
-          new Outcome(
+          new ReplayOutcome(
               delays.get(i),
               rows,
               steps.dataSteps(),
@@ -359,19 +269,6 @@ public final class WatermarkReplay {
   }
 
   /**
-   * Adds up counts per {@code _drops} value k into per delay: delay i counts the rows (or windows)
-   * with k &gt; i.
-   */
-  private static void cumulate(List<Row> byDrops, long[] perDelay) {
-    for (Row r : byDrops) {
-      int k = r.getInt(0);
-      for (int i = 0; i < Math.min(k, perDelay.length); i++) {
-        perDelay[i] += r.getLong(1);
-      }
-    }
-  }
-
-  /**
    * A gold metric's rows, for counting the ones a delay leaves to the correction path.
    *
    * @param size the tumbling window
@@ -381,85 +278,5 @@ public final class WatermarkReplay {
     public Window {
       groupBy = List.copyOf(groupBy);
     }
-  }
-
-  /**
-   * The replay of one delay.
-   *
-   * @param delay the watermark delay
-   * @param rows silver input rows replayed
-   * @param microBatches micro-batches with rows
-   * @param dropped rows behind the watermark
-   * @param goldRowsToCorrect gold rows (window and group-by values, over the metrics given) with a
-   *     dropped row: at most what the correction path restates (a dropped copy of an event already
-   *     counted changes nothing)
-   * @param statePeakRows the most event ids silver's dedup would hold in its state at the end of a
-   *     micro-batch
-   * @param watermarkLagSeconds median lag of the watermark behind the arrivals (null: never moved)
-   * @param basis how the rows were cut into micro-batches
-   */
-  public record Outcome(
-      Duration delay,
-      long rows,
-      long microBatches,
-      long dropped,
-      long goldRowsToCorrect,
-      long statePeakRows,
-      Double watermarkLagSeconds,
-      String basis) {
-    /**
-     * @return dropped / rows (0 when nothing was replayed)
-     */
-    public double droppedShare() {
-      return rows == 0 ? 0 : (double) dropped / rows;
-    }
-  }
-
-  /**
-   * @return the smallest delay whose dropped share is at most {@code target}, or null when none is
-   *     or there is no evidence (no row replayed, or a watermark that never moved)
-   */
-  public static Duration recommend(List<Outcome> outcomes, double target) {
-    return outcomes.stream()
-        .filter(o -> o.rows() > 0 && o.watermarkLagSeconds() != null)
-        .filter(o -> o.droppedShare() <= target)
-        .map(Outcome::delay)
-        .min(Duration::compareTo)
-        .orElse(null);
-  }
-
-  /**
-   * @return the rows of {@code monitoring.watermark_replay} ({@link #SCHEMA})
-   */
-  public static List<Row> rows(
-      String queryName,
-      DayRange range,
-      List<Outcome> outcomes,
-      Duration configured,
-      double target,
-      Instant computedAt) {
-    Duration recommended = recommend(outcomes, target);
-    List<Row> out = new ArrayList<>();
-    for (Outcome o : outcomes) {
-      out.add(
-          RowFactory.create(
-              queryName,
-              java.sql.Date.valueOf(range.from()),
-              java.sql.Date.valueOf(range.to()),
-              o.delay().toNanos() / 1e9,
-              o.delay().equals(configured),
-              o.delay().equals(recommended),
-              o.rows(),
-              o.microBatches(),
-              o.dropped(),
-              o.droppedShare(),
-              o.goldRowsToCorrect(),
-              o.statePeakRows(),
-              o.watermarkLagSeconds(),
-              o.basis(),
-              target,
-              Timestamp.from(computedAt)));
-    }
-    return out;
   }
 }

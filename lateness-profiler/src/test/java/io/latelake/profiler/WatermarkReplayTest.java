@@ -67,7 +67,7 @@ class WatermarkReplayTest extends SparkTestBase {
     return i.getEpochSecond() * 1_000_000 + i.getNano() / 1000;
   }
 
-  private List<WatermarkReplay.Outcome> replay(
+  private List<ReplayOutcome> replay(
       Dataset<Row> bronze,
       List<ReplayBatches.Batch> batches,
       List<String> sources,
@@ -75,7 +75,7 @@ class WatermarkReplayTest extends SparkTestBase {
     return replay(bronze, batches, SourceWatermarks.of(sources), delays);
   }
 
-  private List<WatermarkReplay.Outcome> replay(
+  private List<ReplayOutcome> replay(
       Dataset<Row> bronze,
       List<ReplayBatches.Batch> batches,
       SourceWatermarks sources,
@@ -109,15 +109,15 @@ class WatermarkReplayTest extends SparkTestBase {
     // Spark's rule, one silver micro-batch per bronze micro-batch, each followed by a no-data
     // micro-batch: e3 is in e2's micro-batch (not judged against it); B2 is judged against
     // 10:00:50, B3 against 10:01:50 (e4 − 10 s): e5 and e6 are dropped.
-    List<WatermarkReplay.Outcome> none = replay(threeBatches(), List.of(), List.of(), TEN, MINUTE);
+    List<ReplayOutcome> none = replay(threeBatches(), List.of(), List.of(), TEN, MINUTE);
     assertThat(none)
         .extracting(
-            WatermarkReplay.Outcome::delay,
-            WatermarkReplay.Outcome::rows,
-            WatermarkReplay.Outcome::microBatches,
-            WatermarkReplay.Outcome::dropped,
-            WatermarkReplay.Outcome::watermarkLagSeconds,
-            WatermarkReplay.Outcome::basis)
+            ReplayOutcome::delay,
+            ReplayOutcome::rows,
+            ReplayOutcome::microBatches,
+            ReplayOutcome::dropped,
+            ReplayOutcome::watermarkLagSeconds,
+            ReplayOutcome::basis)
         .containsExactly(
             // lag after each micro-batch: 10:01:30 − 10:00:50, 10:02:01 − 10:01:50, 10:03:01 −
             // 10:01:50 = 40, 11, 71 s: median 40
@@ -129,7 +129,7 @@ class WatermarkReplayTest extends SparkTestBase {
     // adds e4: 2; 10:01:50 evicts e2: 1; e5, e6 are dropped. Peak 3. 60 s: e1, e2, e3 (3), e4
     // (4); the watermark reaches 10:01:00, e1's expiry (Spark evicts at watermark >= expiry): 3;
     // e5 enters, e6 is dropped: 4. Peak 4.
-    assertThat(none).extracting(WatermarkReplay.Outcome::statePeakRows).containsExactly(3L, 4L);
+    assertThat(none).extracting(ReplayOutcome::statePeakRows).containsExactly(3L, 4L);
   }
 
   @Test
@@ -142,7 +142,7 @@ class WatermarkReplayTest extends SparkTestBase {
             new ReplayBatches.Batch(1L, micros(B2)),
             new ReplayBatches.Batch(2L, micros(B3)));
     assertThat(replay(threeBatches(), recorded, List.of(), TEN))
-        .extracting(WatermarkReplay.Outcome::dropped, WatermarkReplay.Outcome::basis)
+        .extracting(ReplayOutcome::dropped, ReplayOutcome::basis)
         .containsExactly(tuple(1L, WatermarkReplay.RECORDED));
 
     // B1 and B2 in one recorded micro-batch, then a no-data one, then B3: judged against 10:01:50
@@ -152,17 +152,14 @@ class WatermarkReplayTest extends SparkTestBase {
             new ReplayBatches.Batch(0L, null),
             new ReplayBatches.Batch(2L, micros(B3)));
     assertThat(replay(threeBatches(), together, List.of(), TEN))
-        .extracting(
-            WatermarkReplay.Outcome::microBatches,
-            WatermarkReplay.Outcome::dropped,
-            WatermarkReplay.Outcome::basis)
+        .extracting(ReplayOutcome::microBatches, ReplayOutcome::dropped, ReplayOutcome::basis)
         .containsExactly(tuple(2L, 2L, WatermarkReplay.RECORDED));
 
     // only B1 recorded (then a no-data micro-batch): B2 and B3 after it, one micro-batch each
     List<ReplayBatches.Batch> partly =
         List.of(new ReplayBatches.Batch(3L, micros(B1)), new ReplayBatches.Batch(0L, null));
     assertThat(replay(threeBatches(), partly, List.of(), TEN))
-        .extracting(WatermarkReplay.Outcome::dropped, WatermarkReplay.Outcome::basis)
+        .extracting(ReplayOutcome::dropped, ReplayOutcome::basis)
         .containsExactly(tuple(2L, WatermarkReplay.MIXED));
 
     // a data micro-batch without the value (killed): its rows count in the next recorded one (B1
@@ -171,7 +168,7 @@ class WatermarkReplayTest extends SparkTestBase {
     List<ReplayBatches.Batch> killed =
         List.of(new ReplayBatches.Batch(null, null), new ReplayBatches.Batch(1L, micros(B2)));
     assertThat(replay(threeBatches(), killed, List.of(), TEN))
-        .extracting(WatermarkReplay.Outcome::dropped, WatermarkReplay.Outcome::basis)
+        .extracting(ReplayOutcome::dropped, ReplayOutcome::basis)
         .containsExactly(tuple(0L, WatermarkReplay.MIXED));
   }
 
@@ -191,11 +188,11 @@ class WatermarkReplayTest extends SparkTestBase {
                 row("a4", "a", "09:58:45", "10:03:00", B3),
                 row("c1", "c", "09:58:40", "10:03:01", B3)));
     assertThat(replay(bronze, List.of(), List.of("a", "b"), TEN))
-        .extracting(WatermarkReplay.Outcome::dropped)
+        .extracting(ReplayOutcome::dropped)
         .containsExactly(2L);
     // one watermark for all: B2 judged against 10:00:50 (a3, b1), B3 too (a4, c1)
     assertThat(replay(bronze, List.of(), List.of(), TEN))
-        .extracting(WatermarkReplay.Outcome::dropped)
+        .extracting(ReplayOutcome::dropped)
         .containsExactly(4L);
   }
 
@@ -222,10 +219,10 @@ class WatermarkReplayTest extends SparkTestBase {
     SourceWatermarks idle =
         new SourceWatermarks(List.of("a", "b"), java.util.Map.of("b", Duration.ofMinutes(1)));
     assertThat(replay(bronze, List.of(), idle, TEN))
-        .extracting(WatermarkReplay.Outcome::dropped)
+        .extracting(ReplayOutcome::dropped)
         .containsExactly(2L);
     assertThat(replay(bronze, List.of(), List.of("a", "b"), TEN))
-        .extracting(WatermarkReplay.Outcome::dropped)
+        .extracting(ReplayOutcome::dropped)
         .containsExactly(0L);
   }
 
@@ -245,10 +242,10 @@ class WatermarkReplayTest extends SparkTestBase {
     assertThat(
             replay(
                 bronze, List.of(), new SourceWatermarks(List.of("a"), java.util.Map.of(), 1), TEN))
-        .extracting(WatermarkReplay.Outcome::dropped)
+        .extracting(ReplayOutcome::dropped)
         .containsExactly(0L);
     assertThat(replay(bronze, List.of(), List.of("a"), TEN))
-        .extracting(WatermarkReplay.Outcome::dropped)
+        .extracting(ReplayOutcome::dropped)
         .containsExactly(1L);
   }
 
@@ -283,10 +280,10 @@ class WatermarkReplayTest extends SparkTestBase {
                 new ReplayBatches.Batch(0L, null),
                 new ReplayBatches.Batch(1L, micros(b4)));
     assertThat(replay(bronze, recorded.apply(true), List.of("a", "b"), TEN))
-        .extracting(WatermarkReplay.Outcome::dropped)
+        .extracting(ReplayOutcome::dropped)
         .containsExactly(0L);
     assertThat(replay(bronze, recorded.apply(false), List.of("a", "b"), TEN))
-        .extracting(WatermarkReplay.Outcome::dropped)
+        .extracting(ReplayOutcome::dropped)
         .containsExactly(1L);
   }
 
@@ -313,10 +310,10 @@ class WatermarkReplayTest extends SparkTestBase {
                 new ReplayBatches.Batch(0L, null),
                 new ReplayBatches.Batch(1L, micros(b3), fresh, fresh));
     assertThat(replay(bronze, recorded.apply(true), List.of(), TEN))
-        .extracting(WatermarkReplay.Outcome::dropped)
+        .extracting(ReplayOutcome::dropped)
         .containsExactly(0L);
     assertThat(replay(bronze, recorded.apply(false), List.of(), TEN))
-        .extracting(WatermarkReplay.Outcome::dropped)
+        .extracting(ReplayOutcome::dropped)
         .containsExactly(1L);
   }
 
@@ -325,7 +322,7 @@ class WatermarkReplayTest extends SparkTestBase {
     // 10 s: e5 (10:01:30) and e6 (10:00:40) are dropped; 60 s: e6 only. One-minute windows by
     // source: 10:01 and 10:00 (2 rows), then 10:00 (1); ten-second windows: 10:01:30 and
     // 10:00:40 (2), then 10:00:40 (1). Over both metrics: 4 and 2.
-    List<WatermarkReplay.Outcome> outcomes =
+    List<ReplayOutcome> outcomes =
         WatermarkReplay.replay(
             spark,
             WatermarkReplay.input(threeBatches(), DAY),
@@ -336,7 +333,7 @@ class WatermarkReplayTest extends SparkTestBase {
                 new WatermarkReplay.Window(MINUTE, List.of("source")),
                 new WatermarkReplay.Window(TEN, List.of())));
     assertThat(outcomes)
-        .extracting(WatermarkReplay.Outcome::dropped, WatermarkReplay.Outcome::goldRowsToCorrect)
+        .extracting(ReplayOutcome::dropped, ReplayOutcome::goldRowsToCorrect)
         .containsExactly(tuple(2L, 4L), tuple(1L, 2L));
     // two dropped rows in one window count once: e5 moved into e6's minute
     Dataset<Row> sameMinute =
@@ -356,19 +353,17 @@ class WatermarkReplayTest extends SparkTestBase {
                 SourceWatermarks.none(),
                 List.of(TEN),
                 List.of(new WatermarkReplay.Window(MINUTE, List.of("source")))))
-        .extracting(WatermarkReplay.Outcome::dropped, WatermarkReplay.Outcome::goldRowsToCorrect)
+        .extracting(ReplayOutcome::dropped, ReplayOutcome::goldRowsToCorrect)
         .containsExactly(tuple(2L, 1L));
   }
 
   @Test
   void rowsOfTheTableMarkTheConfiguredAndTheRecommendedDelay() {
-    List<WatermarkReplay.Outcome> outcomes =
-        replay(threeBatches(), List.of(), List.of(), TEN, MINUTE);
+    List<ReplayOutcome> outcomes = replay(threeBatches(), List.of(), List.of(), TEN, MINUTE);
     Instant at = Instant.parse("2024-05-21T00:00:00Z");
     Dataset<Row> rows =
         spark.createDataFrame(
-            WatermarkReplay.rows("silver_events", DAY, outcomes, TEN, 0.2, at),
-            WatermarkReplay.SCHEMA);
+            ReplayOutcome.rows("silver_events", DAY, outcomes, TEN, 0.2, at), ReplayOutcome.SCHEMA);
     assertThat(rows.collectAsList())
         .extracting(
             r -> r.getAs("delay_s"),
@@ -381,11 +376,11 @@ class WatermarkReplayTest extends SparkTestBase {
             tuple(10.0, true, false, 2L, 2 / 6.0, Timestamp.from(at)),
             tuple(60.0, false, true, 1L, 1 / 6.0, Timestamp.from(at)));
     // a target no delay meets: nothing recommended
-    assertThat(WatermarkReplay.recommend(outcomes, 0.1)).isNull();
-    assertThat(WatermarkReplay.recommend(outcomes, 0.34)).isEqualTo(TEN);
+    assertThat(ReplayOutcome.recommend(outcomes, 0.1)).isNull();
+    assertThat(ReplayOutcome.recommend(outcomes, 0.34)).isEqualTo(TEN);
     // no evidence, no recommendation: nothing replayed
     assertThat(
-            WatermarkReplay.recommend(
+            ReplayOutcome.recommend(
                 replay(threeBatches().limit(0), List.of(), List.of(), TEN), 0.5))
         .isNull();
   }
@@ -420,7 +415,7 @@ class WatermarkReplayTest extends SparkTestBase {
     assertThat(WatermarkReplay.input(bronze, nextDay).count()).isEqualTo(1);
     // the row dated 09:00 in B3 is dropped too: 3 of 7
     assertThat(replay(bronze, List.of(), List.of(), TEN))
-        .extracting(WatermarkReplay.Outcome::rows, WatermarkReplay.Outcome::dropped)
+        .extracting(ReplayOutcome::rows, ReplayOutcome::dropped)
         .containsExactly(tuple(7L, 3L));
   }
 }
