@@ -8,28 +8,18 @@ import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.spark.SparkSessions;
 import io.latelake.gold.GoldConfig;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
-import org.apache.spark.scheduler.SparkListener;
-import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -226,7 +216,7 @@ public final class BenchMain implements Callable<Integer> {
           LOG.info("scale-out repeat {}/{}: {} s, of which {} s in tasks", r + 1, repeats, s, t);
           seconds.append(s).append(' ').append(t).append('\n');
         }
-        write(dir.resolve("seconds.txt"), seconds.toString());
+        BenchReport.write(dir.resolve("seconds.txt"), seconds.toString());
         return ExitCode.OK.code();
       }
       if (small != null) {
@@ -247,15 +237,15 @@ public final class BenchMain implements Callable<Integer> {
               .run();
       PrintWriter out = spec.commandLine().getOut();
       String master = spark.sparkContext().master();
-      out.print(table(figures, data, master, warmUp));
+      out.print(BenchReport.table(figures, data, master, warmUp));
       Path file =
           (results != null ? results : home.resolve("bench/results"))
               .resolve("bench-" + stamp + ".json");
-      write(file, json(figures, data, master, stamp, warmUp));
+      BenchReport.write(file, BenchReport.json(figures, data, master, stamp, warmUp));
       out.printf("written to %s%n", file);
       out.flush();
       if (work == null) {
-        delete(dir);
+        BenchReport.delete(dir);
       }
       return ExitCode.OK.code();
     } finally {
@@ -300,186 +290,28 @@ public final class BenchMain implements Callable<Integer> {
    */
   private List<Bench.ChildRun> child(String master, int repeats, Path dir) {
     Path childDir = dir.resolve("scale-out-" + master.replaceAll("[^0-9a-z]", ""));
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (a.startsWith("--add-")
-          || a.startsWith("-XX:")
-          || a.startsWith("-Xmx")
-          || a.startsWith("-Djdk.")
-          || a.startsWith("-Dio.netty")
-          || a.startsWith("-Dlog4j")) {
-        cmd.add(a);
-      }
-    }
-    cmd.addAll(
-        List.of(
-            "-Dspark.master=" + master,
-            "-Dspark.ui.enabled=false",
-            "-cp",
-            System.getProperty("java.class.path"),
-            BenchMain.class.getName(),
-            "--scale-out-child",
-            "--events",
-            Long.toString(events),
-            "--repeats",
-            Integer.toString(repeats),
-            "--slices",
-            Integer.toString(slices),
-            "--seed",
-            Long.toString(seed),
-            "--warm-up",
-            Long.toString(warmUp),
-            "--work",
-            childDir.toString()));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--scale-out-child",
+                "--events",
+                Long.toString(events),
+                "--repeats",
+                Integer.toString(repeats),
+                "--slices",
+                Integer.toString(slices),
+                "--seed",
+                Long.toString(seed),
+                "--warm-up",
+                Long.toString(warmUp),
+                "--work",
+                childDir.toString()));
     if (configFile != null) {
-      cmd.addAll(List.of("--config", configFile.toString()));
+      args.addAll(List.of("--config", configFile.toString()));
     }
     if (latenessFile != null) {
-      cmd.addAll(List.of("--lateness", latenessFile.toString()));
+      args.addAll(List.of("--lateness", latenessFile.toString()));
     }
-    try {
-      Files.createDirectories(childDir);
-      Path log = childDir.resolve("child.log");
-      ProcessBuilder pb =
-          new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-      pb.environment().put("LATELAKE_HOME", home().toString());
-      LOG.info("scale-out: child JVM on {} (log {})", master, log);
-      int rc = pb.start().waitFor();
-      Path seconds = childDir.resolve("seconds.txt");
-      if (rc != 0 || !Files.exists(seconds)) {
-        throw new BenchException(
-            "The scale-out run on " + master + " failed with exit code " + rc + "; see " + log);
-      }
-      List<Bench.ChildRun> runs =
-          Files.readAllLines(seconds).stream()
-              .filter(l -> !l.isBlank())
-              .map(l -> l.trim().split(" "))
-              .map(v -> new Bench.ChildRun(Double.parseDouble(v[0]), Double.parseDouble(v[1])))
-              .toList();
-      if (runs.size() != repeats) {
-        throw new BenchException(
-            "The scale-out run on "
-                + master
-                + " wrote "
-                + runs.size()
-                + " times for "
-                + repeats
-                + " repeats; see "
-                + log);
-      }
-      return runs;
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot start the scale-out JVM on " + master, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new BenchException("Interrupted while the scale-out JVM on " + master + " ran", e);
-    }
-  }
-
-  /** Sums the durations of the Spark tasks that end (a listener on the driver's event bus). */
-  static final class TaskTime extends SparkListener {
-    private final AtomicLong millis = new AtomicLong();
-
-    @Override
-    public void onTaskEnd(SparkListenerTaskEnd end) {
-      millis.addAndGet(end.taskInfo().duration());
-    }
-
-    void reset(SparkSession spark) {
-      drain(spark);
-      millis.set(0);
-    }
-
-    /**
-     * @return the seconds of the tasks that ended since {@link #reset}, once the events posted so
-     *     far have reached this listener
-     */
-    double seconds(SparkSession spark) {
-      drain(spark);
-      return millis.get() / 1000.0;
-    }
-
-    private static void drain(SparkSession spark) {
-      try {
-        spark.sparkContext().listenerBus().waitUntilEmpty(60_000);
-      } catch (TimeoutException e) {
-        throw new BenchException("Spark's listener bus did not drain within 60 s", e);
-      }
-    }
-  }
-
-  static String table(List<Figure> figures, SyntheticEvents data, String master, long warmUp) {
-    StringBuilder sb = new StringBuilder();
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            "%nlatelake bench: %,d events (%d micro-batches), %s, median of the repeats%s%n",
-            data.records(),
-            data.sliceCount(),
-            master,
-            warmUp > 0
-                ? String.format(Locale.ROOT, ", after an untimed warm-up of %,d events", warmUp)
-                : ", no warm-up"));
-    int width = Math.max(24, figures.stream().mapToInt(f -> f.name().length()).max().orElse(0));
-    String fmt = "%-" + width + "s %10s %10s %8s %8s  %s%n";
-    sb.append(
-        String.format(
-            Locale.ROOT, fmt, "figure", "ours", "reference", "ratio", "target", "result"));
-    for (Figure f : figures) {
-      String unit = f.unit().equals("s") ? " s" : "";
-      sb.append(
-          String.format(
-              Locale.ROOT,
-              fmt,
-              f.name(),
-              String.format(
-                  Locale.ROOT, f.unit().equals("s") ? "%.2f%s" : "%.0f%s", f.ours(), unit),
-              String.format(
-                  Locale.ROOT, f.unit().equals("s") ? "%.2f%s" : "%.0f%s", f.reference(), unit),
-              String.format(Locale.ROOT, "%.2f×", f.ratio()),
-              f.targetText(),
-              f.resultText()));
-    }
-    for (Figure f : figures) {
-      sb.append(String.format(Locale.ROOT, "  %-" + width + "s %s%n", f.name(), f.note()));
-    }
-    return sb.toString();
-  }
-
-  static String json(
-      List<Figure> figures, SyntheticEvents data, String master, String stamp, long warmUp) {
-    StringBuilder sb = new StringBuilder();
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            "{\"run\":\"%s\",\"events\":%d,\"micro_batches\":%d,\"warm_up_events\":%d,"
-                + "\"master\":\"%s\",\"figures\":[%n",
-            stamp,
-            data.records(),
-            data.sliceCount(),
-            warmUp,
-            master));
-    for (int i = 0; i < figures.size(); i++) {
-      sb.append("  ").append(figures.get(i).json()).append(i + 1 < figures.size() ? ",\n" : "\n");
-    }
-    return sb.append("]}\n").toString();
-  }
-
-  private static void write(Path file, String text) {
-    try {
-      Files.createDirectories(file.getParent());
-      Files.writeString(file, text, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot write " + file, e);
-    }
-  }
-
-  private static void delete(Path dir) {
-    try (Stream<Path> s = Files.walk(dir)) {
-      s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      LOG.warn("Cannot remove the bench's scratch folder {}: {}", dir, e.getMessage());
-    }
+    return ScaleOutChild.run(master, repeats, childDir, args, home());
   }
 }
