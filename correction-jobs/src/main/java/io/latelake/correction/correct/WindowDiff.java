@@ -12,6 +12,7 @@ import io.latelake.correction.shared.Recompute;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.OptionalLong;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -25,8 +26,10 @@ final class WindowDiff {
 
   /**
    * Both sides are read at fixed versions, so the result is the same however often it is evaluated
-   * (it is not collected to the driver): bronze at {@code bronzeVersion}, read around the closed
-   * windows by the dedup horizon ({@link LakeReads#bronzeAround}), gold at {@code goldVersion}.
+   * (it is not collected to the driver): bronze at {@code bronzeVersion}, read around each closed
+   * window by the dedup horizon ({@link WindowPlanner.Plan#readSpans}: an OR of event-time ranges,
+   * which Delta's data skipping uses to leave out the files between windows far apart), gold at
+   * {@code goldVersion}.
    *
    * @return corrections ({@link Corrections#diff} schema) of the closed windows
    */
@@ -42,14 +45,18 @@ final class WindowDiff {
         spark.createDataFrame(
             plan.closed().stream().map(i -> RowFactory.create(Timestamp.from(i))).toList(),
             new StructType().add("window_start", DataTypes.TimestampType));
+    Column around =
+        plan.readSpans(metric.window(), dedupHorizon).stream()
+            .map(
+                s ->
+                    col("event_time")
+                        .geq(lit(Timestamp.from(s.from())))
+                        .and(col("event_time").lt(lit(Timestamp.from(s.to())))))
+            .reduce(Column::or)
+            .orElseThrow();
     Dataset<Row> bronze =
-        LakeReads.bronzeAround(
-            spark,
-            reg.bronzeEvents(),
-            OptionalLong.of(bronzeVersion),
-            plan.start(),
-            plan.end(),
-            dedupHorizon);
+        LakeReads.bronzeAt(spark, reg.bronzeEvents(), OptionalLong.of(bronzeVersion))
+            .filter(around);
     Dataset<Row> recomputed =
         Recompute.goldOfWindows(bronze, metric, starts, plan.start(), plan.end());
     Dataset<Row> published =

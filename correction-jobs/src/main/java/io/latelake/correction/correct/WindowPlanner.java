@@ -36,7 +36,43 @@ public final class WindowPlanner {
     public int touched() {
       return closed.size() + deferred.size();
     }
+
+    /**
+     * The event-time spans of bronze the recompute of the closed windows reads: each closed window
+     * widened by the id horizon on both sides ({@code [start − horizon, start + window +
+     * horizon)}), overlapping or adjacent spans joined. A copy that can decide which copy of an
+     * event in a closed window counts lies within the horizon of that window, so it lies in these
+     * spans; bronze between windows further apart than twice the horizon is not read.
+     *
+     * @param window the metric's window length
+     * @param horizon the id horizon ({@code lake.correction.dedup-horizon})
+     * @return disjoint spans in ascending order, one per group of nearby closed windows; empty when
+     *     nothing is closed
+     */
+    public List<Span> readSpans(Duration window, Duration horizon) {
+      List<Span> spans = new ArrayList<>();
+      for (Instant start : closed) {
+        Instant from = start.minus(horizon);
+        Instant to = start.plus(window).plus(horizon);
+        Span last = spans.isEmpty() ? null : spans.get(spans.size() - 1);
+        if (last != null && !from.isAfter(last.to())) {
+          spans.set(
+              spans.size() - 1, new Span(last.from(), to.isAfter(last.to()) ? to : last.to()));
+        } else {
+          spans.add(new Span(from, to));
+        }
+      }
+      return List.copyOf(spans);
+    }
   }
+
+  /**
+   * An event-time span, {@code [from, to)} (UTC).
+   *
+   * @param from first instant
+   * @param to end, exclusive
+   */
+  public record Span(Instant from, Instant to) {}
 
   /**
    * A window is closed when {@code window_start + window <= watermark} (inclusive, as Spark evicts

@@ -28,6 +28,19 @@ public final class LakeReads {
   }
 
   /**
+   * @param version the bronze version to read; empty: the latest
+   * @return every bronze row at that version (filter it: callers read around the rows they need)
+   */
+  public static Dataset<Row> bronzeAt(
+      SparkSession spark, String path, java.util.OptionalLong version) {
+    var reader = spark.read().format("delta");
+    if (version.isPresent()) {
+      reader = reader.option("versionAsOf", version.getAsLong());
+    }
+    return reader.load(path);
+  }
+
+  /**
    * Bronze rows whose event time lies in {@code [from − horizon, to + horizon)} ({@link
    * ExactDedup#eventTimeAround}): what the recompute of the range {@code [from, to)} needs to see
    * every copy of its events within the id horizon ({@code lake.correction.dedup-horizon}). Delta
@@ -43,11 +56,7 @@ public final class LakeReads {
       Instant from,
       Instant to,
       java.time.Duration horizon) {
-    var reader = spark.read().format("delta");
-    if (version.isPresent()) {
-      reader = reader.option("versionAsOf", version.getAsLong());
-    }
-    return reader.load(path).filter(ExactDedup.eventTimeAround(from, to, horizon));
+    return bronzeAt(spark, path, version).filter(ExactDedup.eventTimeAround(from, to, horizon));
   }
 
   /**

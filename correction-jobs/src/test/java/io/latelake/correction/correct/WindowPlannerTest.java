@@ -30,6 +30,26 @@ class WindowPlannerTest {
   }
 
   @Test
+  void theBronzeReadSpansAreTheClosedWindowsWidenedByTheHorizonAndJoinedWhereTheyMeet() {
+    WindowPlanner.Plan p =
+        WindowPlanner.plan(
+            List.of(t("10:00"), t("10:10"), t("12:15"), t("14:40"), t("23:00")),
+            FIVE,
+            Optional.of(t("15:00")));
+
+    // 10:00 and 10:10 overlap; 12:15's span starts where theirs ends; 14:40's starts after it
+    assertThat(p.readSpans(FIVE, Duration.ofHours(1)))
+        .containsExactly(
+            new WindowPlanner.Span(t("09:00"), t("13:20")),
+            new WindowPlanner.Span(t("13:40"), t("15:45")));
+    assertThat(p.deferred()).containsExactly(t("23:00"));
+    assertThat(
+            WindowPlanner.plan(List.of(t("10:00")), FIVE, Optional.empty())
+                .readSpans(FIVE, Duration.ofHours(1)))
+        .isEmpty();
+  }
+
+  @Test
   void withoutAWatermarkEveryWindowIsDeferred() {
     WindowPlanner.Plan p =
         WindowPlanner.plan(List.of(t("10:05"), t("10:00")), FIVE, Optional.empty());
