@@ -46,10 +46,16 @@ public final class WindowPlanner {
      *
      * @param window the metric's window length
      * @param horizon the id horizon ({@code lake.correction.dedup-horizon})
-     * @return disjoint spans in ascending order, one per group of nearby closed windows; empty when
-     *     nothing is closed
+     * @return disjoint spans in ascending order, one per group of nearby closed windows, at most
+     *     {@value #MAX_SPANS} (beyond that the spans across the smallest gaps are joined: a larger
+     *     read, never a smaller one, and a filter of bounded size); empty when nothing is closed
      */
     public List<Span> readSpans(Duration window, Duration horizon) {
+      return readSpans(window, horizon, MAX_SPANS);
+    }
+
+    /** As {@link #readSpans(Duration, Duration)}, with at most {@code maxSpans} spans. */
+    List<Span> readSpans(Duration window, Duration horizon, int maxSpans) {
       List<Span> spans = new ArrayList<>();
       for (Instant start : closed) {
         Instant from = start.minus(horizon);
@@ -62,9 +68,37 @@ public final class WindowPlanner {
           spans.add(new Span(from, to));
         }
       }
+      if (spans.size() > maxSpans) {
+        // keep the maxSpans - 1 largest gaps (ties: the earlier one), join across the others
+        List<Integer> gaps = new ArrayList<>();
+        for (int i = 1; i < spans.size(); i++) {
+          gaps.add(i);
+        }
+        gaps.sort(
+            java.util.Comparator.comparing(
+                    (Integer i) -> Duration.between(spans.get(i - 1).to(), spans.get(i).from()))
+                .reversed()
+                .thenComparing(i -> i));
+        java.util.Set<Integer> kept = new java.util.HashSet<>(gaps.subList(0, maxSpans - 1));
+        List<Span> joined = new ArrayList<>();
+        Span current = spans.get(0);
+        for (int i = 1; i < spans.size(); i++) {
+          if (kept.contains(i)) {
+            joined.add(current);
+            current = spans.get(i);
+          } else {
+            current = new Span(current.from(), spans.get(i).to());
+          }
+        }
+        joined.add(current);
+        return List.copyOf(joined);
+      }
       return List.copyOf(spans);
     }
   }
+
+  /** The most event-time ranges {@link Plan#readSpans} gives. */
+  public static final int MAX_SPANS = 64;
 
   /**
    * An event-time span, {@code [from, to)} (UTC).

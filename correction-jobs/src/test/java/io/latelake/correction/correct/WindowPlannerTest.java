@@ -47,6 +47,17 @@ class WindowPlannerTest {
             WindowPlanner.plan(List.of(t("10:00")), FIVE, Optional.empty())
                 .readSpans(FIVE, Duration.ofHours(1)))
         .isEmpty();
+    // at most 2 spans: of the gaps 2 h 35 min (11:05-13:40) and 6 h 15 min (15:45-22:00), the
+    // larger one is kept
+    WindowPlanner.Plan late =
+        WindowPlanner.plan(
+            List.of(t("10:00"), t("14:40"), t("23:00")), FIVE, Optional.of(t("23:59")));
+    assertThat(late.readSpans(FIVE, Duration.ofHours(1), 2))
+        .containsExactly(
+            new WindowPlanner.Span(t("09:00"), t("15:45")),
+            new WindowPlanner.Span(t("22:00"), Instant.parse("2024-05-15T00:05:00Z")));
+    assertThat(late.readSpans(FIVE, Duration.ofHours(1), 1))
+        .containsExactly(new WindowPlanner.Span(t("09:00"), Instant.parse("2024-05-15T00:05:00Z")));
   }
 
   @Test
