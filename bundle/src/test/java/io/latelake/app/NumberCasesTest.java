@@ -11,6 +11,7 @@ import io.latelake.correction.audit.AuditJob;
 import io.latelake.correction.correct.CorrectJob;
 import io.latelake.correction.correct.CorrectResult;
 import io.latelake.correction.rollup.CascadeJob;
+import io.latelake.correction.rollup.CascadeResult;
 import io.latelake.correction.rollup.RebuildJob;
 import io.latelake.correction.shared.CorrectionConfig;
 import io.latelake.correction.shared.RangeSpec;
@@ -195,7 +196,7 @@ class NumberCasesTest extends SparkTestBase {
                     config.metrics(),
                     new DayRange(LocalDate.parse("2024-01-31"), LocalDate.parse("2024-03-01"))))
             .run();
-    assertThat(cascade.metrics().stream().map(CascadeJob.MetricResult::summary).toList())
+    assertThat(cascade.metrics().stream().map(CascadeResult::summary).toList())
         .containsExactly(
             "weekly_page_5m: 2 rows changed in 2 (first 2024-01-29, last 2024-02-26) weeks; "
                 + "4 (first 2024-01-29, last 2024-03-03) days of the edge weeks never rebuilt",

@@ -48,62 +48,12 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
   private static final Logger LOG = LoggerFactory.getLogger(CascadeJob.class);
 
   /**
-   * @param rollup the rollup cascaded
-   * @param changedPeriods period starts (week: Monday, month: the 1st, year: January 1st) with a
-   *     changed row
-   * @param partialDays days outside the range (up to today), in its first or last period, that no
-   *     rebuild has built: those periods hold only the days that were built (a warning is logged)
-   */
-  public record MetricResult(
-      String metric,
-      RollupPeriod rollup,
-      List<LocalDate> changedPeriods,
-      long rowsChanged,
-      List<LocalDate> partialDays)
-      implements ActionResult {
-    /**
-     * @return one line for the log: counts, first and last, never the whole list
-     */
-    @Override
-    public String summary() {
-      String unit =
-          switch (rollup) {
-            case WEEKLY -> "week";
-            case MONTHLY -> "month";
-            case YEARLY -> "year";
-          };
-      return rollup.tablePrefix()
-          + metric
-          + ": "
-          + rowsChanged
-          + " rows changed in "
-          + CorrectionTables.summary(changedPeriods)
-          + " "
-          + unit
-          + "s"
-          + (partialDays.isEmpty()
-              ? ""
-              : "; "
-                  + CorrectionTables.summary(partialDays)
-                  + " days of the edge "
-                  + unit
-                  + "s never rebuilt");
-    }
-
-    @Override
-    public void report(io.latelake.core.metrics.RunFigures figures) {
-      RollupFigures.report(
-          figures, metric, rollup.configName(), changedPeriods.size(), rowsChanged);
-    }
-  }
-
-  /**
    * @param runId this run's id (in {@code monitoring.rollup_runs})
    * @param metrics one result per metric and rollup, metric by metric, each metric's rollups in the
    *     order weekly, monthly, yearly
    */
-  public record Result(String runId, DayRange range, List<MetricResult> metrics)
-      implements ActionResult.PerMetric<MetricResult> {}
+  public record Result(String runId, DayRange range, List<CascadeResult> metrics)
+      implements ActionResult.PerMetric<CascadeResult> {}
 
   public CascadeJob(JobContext context, RangeSpec spec) {
     super("cascade", context, spec, spec.config());
@@ -155,7 +105,7 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
                 + " days of the range were never built by rebuild (no row in gold.daily_"
                 + m.name()
                 + " and no rebuild of them in monitoring.rollup_runs), so their "
-                + (rollups.size() == 1 ? unit(rollups.get(0)) : "period")
+                + (rollups.size() == 1 ? rollups.get(0).unit() : "period")
                 + "s would be summed from missing days; run `latelake rebuild --from "
                 + inRange.get(0)
                 + " --to "
@@ -167,7 +117,7 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
     Instant now = context.startedAt();
     // days after today (in the rollup zone) cannot have been built yet: not reported as partial
     LocalDate today = LocalDate.ofInstant(now, config.rollupZone());
-    List<MetricResult> out = new ArrayList<>();
+    List<CascadeResult> out = new ArrayList<>();
     for (MetricSpec m : metrics) {
       for (RollupPeriod p : rollups) {
         LocalDate from = p.first(range.from());
@@ -182,13 +132,13 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
               p.tablePrefix(),
               m.name(),
               CorrectionTables.summary(missing),
-              unit(p),
+              p.unit(),
               range.from(),
               range.to(),
-              unit(p),
-              unit(p));
+              p.unit(),
+              p.unit());
         }
-        MetricResult r =
+        CascadeResult r =
             step(
                 "cascade " + p.tablePrefix() + m.name(),
                 () -> cascade(m, p, from, to, missing, now));
@@ -207,14 +157,6 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
       }
     }
     return new Result(runId(), range, out);
-  }
-
-  private static String unit(RollupPeriod p) {
-    return switch (p) {
-      case WEEKLY -> "week";
-      case MONTHLY -> "month";
-      case YEARLY -> "year";
-    };
   }
 
   private static LocalDate min(LocalDate a, LocalDate b) {
@@ -282,7 +224,7 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
     return out;
   }
 
-  private MetricResult cascade(
+  private CascadeResult cascade(
       MetricSpec metric,
       RollupPeriod period,
       LocalDate from,
@@ -346,9 +288,9 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
         config.rollupZone(),
         rows.size(),
         CorrectionTables.summary(List.copyOf(periods)),
-        unit(period),
-        unit(period));
-    return new MetricResult(
+        period.unit(),
+        period.unit());
+    return new CascadeResult(
         metric.name(), period, List.copyOf(periods), rows.size(), List.copyOf(partialDays));
   }
 }

@@ -187,13 +187,7 @@ public final class Rollups {
    * @return the first day of its period, as a date column
    */
   private static Column key(RollupPeriod period, Column eventDate) {
-    String unit =
-        switch (period) {
-          case WEEKLY -> "week";
-          case MONTHLY -> "month";
-          case YEARLY -> "year";
-        };
-    return to_date(date_trunc(unit, eventDate.cast("timestamp")));
+    return to_date(date_trunc(period.unit(), eventDate.cast("timestamp")));
   }
 
   /**

@@ -57,6 +57,17 @@ public enum RollupPeriod {
   }
 
   /**
+   * @return the period's unit in words, also Spark's {@code date_trunc} unit: week, month or year
+   */
+  public String unit() {
+    return switch (this) {
+      case WEEKLY -> "week";
+      case MONTHLY -> "month";
+      case YEARLY -> "year";
+    };
+  }
+
+  /**
    * @return the table's name under gold without the metric, e.g. {@code monthly_}
    */
   public String tablePrefix() {
