@@ -1,40 +1,22 @@
 package io.latelake.core.metrics;
 
-import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.lit;
-import static org.apache.spark.sql.functions.pmod;
-import static org.apache.spark.sql.functions.timestamp_micros;
-import static org.apache.spark.sql.functions.unix_micros;
-
-import io.delta.tables.DeltaTable;
 import io.latelake.core.catalog.StatusViews;
 import io.latelake.core.metric.GoldStatus;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.table.TableRegistry;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.spark.api.java.function.VoidFunction2;
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.streaming.StreamingQueryException;
-import org.apache.spark.sql.streaming.Trigger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -207,7 +189,7 @@ final class GoldFigures implements AutoCloseable {
     }
     Optional<Instant> watermark = GoldStatus.lastWatermark(spark, tables, metric);
     Row counts = statusRows(metric, gold).first();
-    double toCorrect = closedWindowsToCorrect(metric, watermark);
+    double toCorrect = ClosedWindowsToCorrect.count(spark, tables, metric, watermark);
     return new Figures(
         counts.getLong(0),
         counts.getLong(1),
@@ -242,97 +224,6 @@ final class GoldFigures implements AutoCloseable {
   /** A Delta table by path in SQL: {@code delta.`<path>`}. */
   private static String deltaPath(String path) {
     return "delta.`" + path.replace("`", "``") + "`";
-  }
-
-  private double closedWindowsToCorrect(MetricSpec metric, Optional<Instant> watermark) {
-    String state = tables.monitoring("correction_state");
-    if (!DeltaTables.exists(spark, state)) {
-      return Double.NaN;
-    }
-    List<Row> entry =
-        spark
-            .read()
-            .format("delta")
-            .load(state)
-            .filter(col("metric").equalTo(metric.name()))
-            .select("bronze_version", "pending_window_starts")
-            .collectAsList();
-    if (entry.isEmpty()) {
-      return Double.NaN;
-    }
-    if (watermark.isEmpty()) {
-      return 0;
-    }
-    TreeSet<Instant> touched = new TreeSet<>();
-    List<Timestamp> pending = entry.get(0).getList(1);
-    if (pending != null) {
-      pending.forEach(t -> touched.add(t.toInstant()));
-    }
-    touched.addAll(bronzeWindowsAfter(metric, entry.get(0).getLong(0)));
-    Instant wm = watermark.get();
-    return touched.stream().filter(s -> !s.plus(metric.window()).isAfter(wm)).count();
-  }
-
-  /**
-   * The window starts of the valid bronze rows committed after {@code version}: Delta's change read
-   * from {@code version + 1} (Trigger.AvailableNow, a throw-away checkpoint).
-   */
-  private Set<Instant> bronzeWindowsAfter(MetricSpec metric, long version) {
-    String bronze = tables.bronzeEvents();
-    long latest = DeltaTable.forPath(spark, bronze).history(1).select("version").first().getLong(0);
-    Set<Instant> out = ConcurrentHashMap.newKeySet();
-    if (latest <= version) {
-      return out;
-    }
-    long w = metric.window().toNanos() / 1000;
-    Path checkpoint = null;
-    try {
-      checkpoint = Files.createTempDirectory("latelake-gold-figures-");
-      spark
-          .readStream()
-          .format("delta")
-          .option("startingVersion", Long.toString(version + 1))
-          .option("skipChangeCommits", "true")
-          .load(bronze)
-          .writeStream()
-          .option("checkpointLocation", checkpoint.toUri().toString())
-          .trigger(Trigger.AvailableNow())
-          .foreachBatch(
-              (VoidFunction2<Dataset<Row>, Long>)
-                  (batch, id) -> {
-                    Column micros = unix_micros(col("event_time"));
-                    for (Row r :
-                        batch
-                            .filter(col("error").isNull().and(col("event_time").isNotNull()))
-                            .select(timestamp_micros(micros.minus(pmod(micros, lit(w)))))
-                            .distinct()
-                            .collectAsList()) {
-                      out.add(r.getTimestamp(0).toInstant());
-                    }
-                  })
-          .start()
-          .awaitTermination();
-    } catch (IOException | StreamingQueryException | TimeoutException e) {
-      throw new IllegalStateException("Cannot read bronze changes: " + e.getMessage(), e);
-    } finally {
-      deleteQuietly(checkpoint);
-    }
-    return out;
-  }
-
-  private static void deleteQuietly(Path dir) {
-    if (dir == null) {
-      return;
-    }
-    try (var paths = Files.walk(dir)) {
-      List<Path> all = new ArrayList<>(paths.toList());
-      java.util.Collections.reverse(all);
-      for (Path p : all) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      LOG.debug("Cannot remove {}: {}", dir, e.getMessage());
-    }
   }
 
   /** Stops the reads (waits up to 10 s for one under way); {@link #start} does nothing after. */
