@@ -18,7 +18,6 @@ import java.util.stream.Stream;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,13 +74,7 @@ class WindowDiffTest extends SparkTestBase {
         bronze,
         TransformsTest.kafka(
             "c1", "2024-05-20T10:02:00Z", "2024-05-20T10:02:01Z", 0, 3, "home", 7));
-    StructType gold =
-        new StructType()
-            .add("window_start", DataTypes.TimestampType)
-            .add("window_end", DataTypes.TimestampType)
-            .add("page", DataTypes.StringType)
-            .add("events", DataTypes.LongType)
-            .add("value_sum", DataTypes.LongType);
+    StructType gold = TransformsTest.GOLD;
     spark
         .createDataFrame(
             List.of(

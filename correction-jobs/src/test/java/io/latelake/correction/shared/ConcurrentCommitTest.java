@@ -86,13 +86,7 @@ class ConcurrentCommitTest extends SparkTestBase {
   @Test
   void twoWritersMergingIntoOneGoldTableAtOnceBothLandExactlyOnce() throws Exception {
     String path = tmp.resolve("gold").toString();
-    StructType agg =
-        new StructType()
-            .add("window_start", DataTypes.TimestampType)
-            .add("window_end", DataTypes.TimestampType)
-            .add("page", DataTypes.StringType)
-            .add("events", DataTypes.LongType)
-            .add("value_sum", DataTypes.LongType);
+    StructType agg = TransformsTest.GOLD;
     DeltaTables.createIfNotExists(spark, path, GoldLayout.tableSchema(agg), List.of(), Map.of());
     StructType corr = agg.add("_action", DataTypes.StringType);
     GoldWriter writer = new GoldWriter(20, Duration.ofMillis(50));

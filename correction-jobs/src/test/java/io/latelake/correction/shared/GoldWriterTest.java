@@ -18,7 +18,6 @@ import java.util.Optional;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,13 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 class GoldWriterTest extends SparkTestBase {
   @TempDir Path tmp;
 
-  private static final StructType GOLD =
-      new StructType()
-          .add("window_start", DataTypes.TimestampType)
-          .add("window_end", DataTypes.TimestampType)
-          .add("page", DataTypes.StringType)
-          .add("events", DataTypes.LongType)
-          .add("value_sum", DataTypes.LongType);
+  private static final StructType GOLD = TransformsTest.GOLD;
 
   /** corrections of page /p in the 5-minute window starting at {@code start}: 1 → 2 events */
   private Dataset<Row> corrections(String start) {

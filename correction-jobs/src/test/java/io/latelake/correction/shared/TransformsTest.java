@@ -46,6 +46,15 @@ public class TransformsTest extends SparkTestBase {
           .add("value", DataTypes.LongType)
           .add("error", DataTypes.StringType);
 
+  /** Gold rows of {@link #PAGE_5M}: window, page, events, value_sum. */
+  public static final StructType GOLD =
+      new StructType()
+          .add("window_start", DataTypes.TimestampType)
+          .add("window_end", DataTypes.TimestampType)
+          .add("page", DataTypes.StringType)
+          .add("events", DataTypes.LongType)
+          .add("value_sum", DataTypes.LongType);
+
   public static Timestamp t(String hhmmss) {
     return Timestamp.from(Instant.parse("2024-05-14T" + hhmmss + "Z"));
   }
@@ -285,13 +294,7 @@ public class TransformsTest extends SparkTestBase {
 
   @Test
   void diffReportsOnlyChangedRowsWithTheirReason() {
-    StructType gold =
-        new StructType()
-            .add("window_start", DataTypes.TimestampType)
-            .add("window_end", DataTypes.TimestampType)
-            .add("page", DataTypes.StringType)
-            .add("events", DataTypes.LongType)
-            .add("value_sum", DataTypes.LongType);
+    StructType gold = GOLD;
     Dataset<Row> recomputed =
         spark.createDataFrame(
             List.of(
@@ -325,13 +328,7 @@ public class TransformsTest extends SparkTestBase {
 
   @Test
   void diffKeepsOldAndNewValuesAsStructsOfTheMeasures() {
-    StructType gold =
-        new StructType()
-            .add("window_start", DataTypes.TimestampType)
-            .add("window_end", DataTypes.TimestampType)
-            .add("page", DataTypes.StringType)
-            .add("events", DataTypes.LongType)
-            .add("value_sum", DataTypes.LongType);
+    StructType gold = GOLD;
     Dataset<Row> recomputed =
         spark.createDataFrame(
             List.of(RowFactory.create(t("10:00:00"), t("10:05:00"), "/home", 2L, 12L)), gold);
@@ -353,13 +350,7 @@ public class TransformsTest extends SparkTestBase {
 
   @Test
   void aNullMeasureIsWrittenAsNullInTheLogsJsonNotLeftOut() {
-    StructType gold =
-        new StructType()
-            .add("window_start", DataTypes.TimestampType)
-            .add("window_end", DataTypes.TimestampType)
-            .add("page", DataTypes.StringType)
-            .add("events", DataTypes.LongType)
-            .add("value_sum", DataTypes.LongType);
+    StructType gold = GOLD;
     Dataset<Row> recomputed =
         spark.createDataFrame(
             List.of(RowFactory.create(t("12:05:00"), t("12:10:00"), "home", 2L, null)), gold);
