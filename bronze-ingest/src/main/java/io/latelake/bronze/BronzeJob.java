@@ -3,7 +3,6 @@ package io.latelake.bronze;
 import static org.apache.spark.sql.functions.col;
 
 import io.latelake.bronze.parse.BronzeParse;
-import io.latelake.core.event.BronzeRows;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.streaming.StreamPlan;
 import io.latelake.core.streaming.StreamingJob;
@@ -16,7 +15,7 @@ import org.apache.spark.sql.Row;
 
 /**
  * Streams the configured source (Kafka topics or a landing folder) into {@code bronze_events}. No
- * watermark, no filter: every record becomes exactly one row (see {@link BronzeRows} for the
+ * watermark, no filter: every record becomes exactly one row (see {@link BronzeParse} for the
  * schema), once per (source, partition, offset) or file line, across restarts — the Delta sink and
  * the checkpoint make the append exactly-once. {@link #run()} runs until the input is drained
  * (available-now) or until stopped; it throws {@link io.latelake.core.config.LakeConfigException}

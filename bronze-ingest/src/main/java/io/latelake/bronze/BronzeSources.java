@@ -24,7 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The raw input streams bronze reads, both shaped as {@link io.latelake.core.event.BronzeRows}
+ * The raw input streams bronze reads, both shaped as {@link io.latelake.bronze.parse.BronzeParse}
  * expects: {@code payload, source, kafka_partition, kafka_offset, source_file, enqueued_time,
  * timestamp_type}.
  */

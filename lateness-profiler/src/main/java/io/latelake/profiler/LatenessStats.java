@@ -152,7 +152,7 @@ public final class LatenessStats {
    *
    * <p>How: each row is counted in its day's group and in its source's group (the rows are emitted
    * once per group), with one {@code percentile_approx} per group at all {@link #summaryLevels}.
-   * The behind-the-watermark flag needs a source's rows in arrival order ({@link *
+   * The behind-the-watermark flag needs a source's rows in arrival order ({@link
    * BehindWatermark#flag}: a window per source and hour of arrival, and the running maximum of the
    * hours before), computed on the deduplicated rows before they are emitted per group. An earlier
    * version counted it in a second branch joined on the group, and Spark ran that branch's scan,
@@ -231,7 +231,7 @@ public final class LatenessStats {
    * double, {@code negative_count} long and {@code negative_share} double (lateness &lt; 0: clock
    * skew), {@code beyond_watermark_count}/{@code _share} (lateness &gt; watermark delay: what the
    * watermark drops, bounded from above when clocks are not skewed), {@code
-   * behind_watermark_count}/ {@code _share} (behind the watermark in arrival order, {@link *
+   * behind_watermark_count}/ {@code _share} (behind the watermark in arrival order, {@link
    * BehindWatermark#flag}: what it drops), {@code beyond_correction_count}/{@code _share} (lateness
    * &gt; {@code lake.correction.horizon}: arrived after the window was settled), {@code
    * after_publish_count}/{@code _share} (enqueued after the publish time of the event's own UTC day

@@ -56,8 +56,13 @@ public final class WindowPlanner {
 
     /** As {@link #readSpans(Duration, Duration)}, with at most {@code maxSpans} spans. */
     List<Span> readSpans(Duration window, Duration horizon, int maxSpans) {
+      if (maxSpans < 1) {
+        throw new IllegalArgumentException("maxSpans must be at least 1, not " + maxSpans);
+      }
       List<Span> spans = new ArrayList<>();
-      for (Instant start : closed) {
+      // in order, whoever built the plan: a start out of order would be joined into a span that
+      // does not cover it
+      for (Instant start : new TreeSet<>(closed)) {
         Instant from = start.minus(horizon);
         Instant to = start.plus(window).plus(horizon);
         Span last = spans.isEmpty() ? null : spans.get(spans.size() - 1);

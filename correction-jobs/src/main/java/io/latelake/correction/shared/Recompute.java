@@ -81,16 +81,20 @@ public final class Recompute {
 
   /**
    * Gold rows of the windows starting at {@code starts} only, recomputed from bronze read around
-   * them: the result equals {@link #gold(Dataset, MetricSpec, Instant, Instant)} over {@code [from,
-   * to)} restricted to those windows, at a cost that follows the windows rather than the range. The
-   * valid rows of the windows name the event ids that can count there; only the copies of those ids
-   * (a left semi join on {@code event_id}: no shuffle of the other rows) go through the exact
-   * dedup, and the first arrivals in the windows are aggregated. An event whose first copy lies in
-   * a window has that copy among the window rows, and every other copy of it in {@code bronze}
-   * among the copies, so it is decided as in the full recompute; an event with no copy in the
-   * windows counts in neither.
+   * them: with bronze read over {@code [from − horizon, to + horizon)} ({@link
+   * LakeReads#bronzeAround}) the result equals {@link #gold(Dataset, MetricSpec, Instant, Instant)}
+   * over {@code [from, to)} restricted to those windows, at a cost that follows the windows rather
+   * than the range; {@code correct} reads less, each window widened by the horizon (its plan's
+   * {@code readSpans}), so a copy further than the horizon from every window is not seen. The valid
+   * rows of the windows name the event ids that can count there; only the copies of those ids (a
+   * left semi join on {@code event_id}: no shuffle of the other rows) go through the exact dedup,
+   * and the first arrivals in the windows are aggregated. An event whose first copy lies in a
+   * window has that copy among the window rows, and every other copy of it in {@code bronze} among
+   * the copies, so it is decided as in the full recompute; an event with no copy in the windows
+   * counts in neither.
    *
-   * @param bronze bronze rows read around {@code [from, to)} ({@link LakeReads#bronzeAround})
+   * @param bronze bronze rows read around the windows (at least each window widened by the id
+   *     horizon)
    * @param starts one {@code window_start} timestamp column, the windows to recompute, all in
    *     {@code [from, to)}
    * @param from the first window's start (UTC)

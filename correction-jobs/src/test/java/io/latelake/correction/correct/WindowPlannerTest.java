@@ -56,6 +56,13 @@ class WindowPlannerTest {
         .containsExactly(
             new WindowPlanner.Span(t("09:00"), t("15:45")),
             new WindowPlanner.Span(t("22:00"), Instant.parse("2024-05-15T00:05:00Z")));
+    // a plan built with its closed windows out of order reads the same spans
+    assertThat(
+            new WindowPlanner.Plan(List.of(t("14:40"), t("10:00")), List.of(), t("14:45"))
+                .readSpans(FIVE, Duration.ofHours(1)))
+        .containsExactly(
+            new WindowPlanner.Span(t("09:00"), t("11:05")),
+            new WindowPlanner.Span(t("13:40"), t("15:45")));
     assertThat(late.readSpans(FIVE, Duration.ofHours(1), 1))
         .containsExactly(new WindowPlanner.Span(t("09:00"), Instant.parse("2024-05-15T00:05:00Z")));
   }
