@@ -160,7 +160,7 @@ class AsOfHistoryTest extends SparkTestBase {
             gold);
     assertThat(
             strings(
-                AsOfJob.diff(now, before, TransformsTest.PAGE_5M),
+                GoldDiff.diff(now, before, TransformsTest.PAGE_5M),
                 "concat_ws(' | ', keys, old_values, "
                     + "new_values, coalesce(date_format(corrected_at_before, 'HH:mm'), '-'), "
                     + "coalesce(date_format(corrected_at_after, 'HH:mm'), '-'), status_before, "

@@ -1,15 +1,10 @@
 package io.latelake.core.catalog;
 
+import io.latelake.core.catalog.FoundTables.Found;
 import io.latelake.core.metric.MetricSpec;
-import io.latelake.core.table.DeltaTables;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.TableIdentifier;
@@ -36,7 +31,6 @@ import scala.Option;
  */
 public final class CatalogRegister {
   private static final Logger LOG = LoggerFactory.getLogger(CatalogRegister.class);
-  private static final String NAME = "[a-z][a-z0-9_]*";
 
   private final SparkSession spark;
   private final CatalogConfig config;
@@ -81,8 +75,6 @@ public final class CatalogRegister {
       int viewsUnchanged,
       List<String> names) {}
 
-  private record Found(String db, String table, String path) {}
-
   /**
    * @return what was registered
    * @throws io.latelake.core.config.LakeConfigException (exit 2) when {@code lake.catalog.enabled}
@@ -94,7 +86,7 @@ public final class CatalogRegister {
       throw new io.latelake.core.config.LakeConfigException(
           "Cannot register the catalog: lake.catalog.enabled is false");
     }
-    List<Found> found = discover();
+    List<Found> found = new FoundTables(spark, config).discover();
     int created = 0;
     int unchanged = 0;
     int comments = 0;
@@ -140,7 +132,7 @@ public final class CatalogRegister {
         }
         continue;
       }
-      if (views.status(m, monitoringTables(found))) {
+      if (views.status(m, FoundTables.monitoring(found, config))) {
         viewsCreated++;
       } else {
         viewsUnchanged++;
@@ -149,7 +141,7 @@ public final class CatalogRegister {
     }
     if (!config.sources().listed().isEmpty()
         && found.stream().anyMatch(f -> f.table().equals("bronze_events"))) {
-      if (views.sources(monitoringTables(found))) {
+      if (views.sources(FoundTables.monitoring(found, config))) {
         viewsCreated++;
       } else {
         viewsUnchanged++;
@@ -168,58 +160,6 @@ public final class CatalogRegister {
       LOG.debug(summary, created, unchanged, comments, viewsCreated, viewsUnchanged);
     }
     return new Result(created, unchanged, comments, viewsCreated, viewsUnchanged, names);
-  }
-
-  /**
-   * @return the Delta tables under the root: bronze and silver, gold.*, monitoring.*
-   */
-  private List<Found> discover() {
-    List<Found> out = new ArrayList<>();
-    String root = config.tables().root();
-    addIfDelta(out, config.bronzeDb(), "bronze_events", config.tables().bronzeEvents());
-    addIfDelta(out, config.bronzeDb(), "silver_events", config.tables().silverEvents());
-    for (String name : children(root + "/gold")) {
-      addIfDelta(out, config.goldDb(), name, config.tables().gold(name));
-    }
-    for (String name : children(root + "/monitoring")) {
-      addIfDelta(out, config.monitoringDb(), name, config.tables().monitoring(name));
-    }
-    return out;
-  }
-
-  private void addIfDelta(List<Found> out, String db, String table, String path) {
-    if (DeltaTables.exists(spark, path)) {
-      out.add(new Found(db, table, qualify(path)));
-    }
-  }
-
-  private List<String> children(String dir) {
-    try {
-      Path p = new Path(dir);
-      FileSystem fs = p.getFileSystem(spark.sparkContext().hadoopConfiguration());
-      if (!fs.exists(p)) {
-        return List.of();
-      }
-      return Arrays.stream(fs.listStatus(p))
-          .filter(FileStatus::isDirectory)
-          .map(s -> s.getPath().getName())
-          .filter(n -> n.matches(NAME))
-          .sorted()
-          .toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot list " + dir, e);
-    }
-  }
-
-  private String qualify(String path) {
-    try {
-      Path p = new Path(path);
-      return p.getFileSystem(spark.sparkContext().hadoopConfiguration())
-          .makeQualified(p)
-          .toString();
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot resolve " + path, e);
-    }
   }
 
   /**
@@ -303,12 +243,5 @@ public final class CatalogRegister {
     } catch (Exception e) {
       throw new IllegalStateException("Cannot read the catalog entry of " + db + "." + table, e);
     }
-  }
-
-  private java.util.Set<String> monitoringTables(List<Found> found) {
-    return found.stream()
-        .filter(f -> f.db().equals(config.monitoringDb()))
-        .map(Found::table)
-        .collect(java.util.stream.Collectors.toSet());
   }
 }

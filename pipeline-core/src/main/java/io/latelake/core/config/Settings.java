@@ -2,17 +2,12 @@ package io.latelake.core.config;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
-import com.typesafe.config.ConfigObject;
-import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.stream.Collectors;
 
 /**
  * Typed, validated reads of single keys. Every method throws {@link LakeConfigException} naming the
@@ -258,59 +253,15 @@ public final class Settings {
   }
 
   /**
-   * An option map such as Kafka consumer properties or Spark settings: an object whose keys are
-   * option names. Keys come unquoted from the parsed object tree ({@code "security.protocol" = x}
-   * and {@code security { protocol = x }} both give {@code security.protocol}); a list of scalars
-   * becomes comma-separated text, as Kafka and Spark read lists.
+   * An option map such as Kafka consumer properties or Spark settings ({@link OptionMap}).
    *
    * @return the options sorted by name; empty when the key is missing
    * @throws LakeConfigException naming the key and (masked) value when the value is not an object,
    *     or an option's value is null, an empty object or a list holding objects or lists
    */
   public Map<String, String> optionMap(String path) {
-    if (!config.hasPath(path)) {
-      return Map.of();
-    }
-    ConfigValue value = config.getValue(path);
-    if (value.valueType() != ConfigValueType.OBJECT) {
-      throw LakeConfigException.invalid(
-          key(path),
-          raw(path),
-          "expected an object of options, e.g. { \"security.protocol\" = \"SASL_SSL\" }, not "
-              + value.valueType().name().toLowerCase(Locale.ROOT));
-    }
-    Map<String, String> out = new TreeMap<>();
-    flatten(key(path), "", (ConfigObject) value, out);
-    return java.util.Collections.unmodifiableMap(new LinkedHashMap<>(out));
-  }
-
-  private static void flatten(
-      String where, String prefix, ConfigObject object, Map<String, String> out) {
-    for (Map.Entry<String, ConfigValue> e : object.entrySet()) {
-      String name = prefix + e.getKey();
-      String full = where + ".\"" + name + "\"";
-      ConfigValue v = e.getValue();
-      switch (v.valueType()) {
-        case OBJECT -> {
-          ConfigObject child = (ConfigObject) v;
-          if (child.isEmpty()) {
-            throw LakeConfigException.invalid(full, "{}", "expected a value, not an empty object");
-          }
-          flatten(where, name + ".", child, out);
-        }
-        case NULL -> throw LakeConfigException.invalid(full, "null", "expected a value");
-        case LIST -> {
-          List<Object> items = ((com.typesafe.config.ConfigList) v).unwrapped();
-          if (items.stream().anyMatch(i -> i == null || i instanceof Map || i instanceof List)) {
-            throw LakeConfigException.invalid(
-                full,
-                Secrets.defaults().mask(full, items),
-                "expected a value or a list of plain values");
-          }
-          out.put(name, items.stream().map(String::valueOf).collect(Collectors.joining(",")));
-        }
-        default -> out.put(name, String.valueOf(v.unwrapped()));
-      }
-    }
+    return config.hasPath(path)
+        ? OptionMap.read(key(path), config.getValue(path), raw(path))
+        : Map.of();
   }
 }

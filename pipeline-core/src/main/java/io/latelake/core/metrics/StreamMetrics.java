@@ -1,13 +1,9 @@
 package io.latelake.core.metrics;
 
-import com.codahale.metrics.Counter;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
 import com.typesafe.config.Config;
 import io.latelake.core.config.Settings;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,12 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.metrics.source.Source;
-import org.apache.spark.sql.Column;
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.functions;
-import org.apache.spark.sql.streaming.StateOperatorProgress;
 import org.apache.spark.sql.streaming.StreamingQueryListener;
 import org.apache.spark.sql.streaming.StreamingQueryProgress;
 import org.slf4j.Logger;
@@ -57,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * .read_timestamp_seconds}, read by {@link GoldFigures} in the background.
  *
  * <p>And {@code arrivals.latest_enqueued_seconds}: the largest enqueued time of the process. The
- * appending streams (bronze, silver) observe it per micro-batch ({@link #observeArrivals}: one
+ * appending streams (bronze, silver) observe it per micro-batch ({@link ArrivalObservation}: one
  * maximum in the same pass, no state); it is per process, so {@code gold} run alone has no lag.
  *
  * <p>Per source listed in {@code lake.sources} (observed the same way; in the name, characters
@@ -76,16 +68,7 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
   /** Config key that turns it on. */
   public static final String KEY = "lake.metrics.streams";
 
-  private static final Pattern UNSAFE = Pattern.compile("[^A-Za-z0-9_]");
-
-  /** Session setting that tells the streaming jobs to observe their arrivals. */
-  static final String OBSERVING = "spark.latelake.metrics.streams";
-
-  /** Name of the observed metric: the largest enqueued time of a micro-batch's rows. */
-  static final String ARRIVALS = "latelake_arrivals";
-
-  /** Session setting listing the sources whose arrivals are observed (one per line). */
-  static final String SOURCES = "spark.latelake.metrics.sources";
+  static final Pattern UNSAFE = Pattern.compile("[^A-Za-z0-9_]");
 
   /** The largest enqueued time any query of this process has seen (Unix seconds; 0: none). */
   private volatile double latestEnqueued;
@@ -102,37 +85,7 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
   private GoldFigures gold;
 
   private final MetricRegistry registry = new MetricRegistry();
-  private final Map<String, Query> queries = new ConcurrentHashMap<>();
-
-  /** One query's figures. */
-  private final class Query {
-    final Counter batches;
-    final Counter inputRows;
-    final Counter dropped;
-    final Counter duplicates;
-    volatile double watermark;
-    volatile long stateRows;
-    volatile double duration;
-    volatile double progressAt;
-    volatile double watermarkLag = Double.NaN;
-    volatile double latestEnqueued = Double.NaN;
-    volatile double ingestedUntil = Double.NaN;
-
-    Query(String name) {
-      String q = UNSAFE.matcher(name).replaceAll("_") + ".";
-      batches = registry.counter(q + "batches");
-      inputRows = registry.counter(q + "input_rows");
-      dropped = registry.counter(q + "rows_dropped_by_watermark");
-      duplicates = registry.counter(q + "rows_dropped_duplicates");
-      registry.register(q + "watermark_seconds", (Gauge<Double>) () -> watermark);
-      registry.register(q + "state_rows", (Gauge<Long>) () -> stateRows);
-      registry.register(q + "batch_duration_seconds", (Gauge<Double>) () -> duration);
-      registry.register(q + "last_progress_timestamp_seconds", (Gauge<Double>) () -> progressAt);
-      registry.register(q + "watermark_lag_seconds", (Gauge<Double>) () -> watermarkLag);
-      registry.register(q + "latest_enqueued_seconds", (Gauge<Double>) () -> latestEnqueued);
-      registry.register(q + "input_ingested_until_seconds", (Gauge<Double>) () -> ingestedUntil);
-    }
-  }
+  private final Map<String, QueryFigures> queries = new ConcurrentHashMap<>();
 
   /**
    * @return {@code lake.metrics.streams} (false when absent)
@@ -228,8 +181,7 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
                 return last == null || m.latestEnqueued == 0 ? Double.NaN : m.latestEnqueued - last;
               });
     }
-    spark.conf().set(SOURCES, String.join("\n", m.sources));
-    spark.conf().set(OBSERVING, "true");
+    ArrivalObservation.turnOn(spark, m.sources);
     SparkEnv.get().metricsSystem().registerSource(m);
     spark.streams().addListener(m);
     LOG.info(
@@ -250,44 +202,8 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
       gold.close();
     }
     spark.streams().removeListener(this);
-    spark.conf().unset(OBSERVING);
-    spark.conf().unset(SOURCES);
+    ArrivalObservation.turnOff(spark);
     SparkEnv.get().metricsSystem().removeSource(this);
-  }
-
-  /**
-   * @return true when the streams of {@code spark} should observe their arrivals ({@link
-   *     #observeArrivals}): the source is installed on it
-   */
-  public static boolean observing(SparkSession spark) {
-    return "true".equals(spark.conf().get(OBSERVING, "false"));
-  }
-
-  /**
-   * @return {@code rows} observed with the largest {@code enqueued_time} of each micro-batch, and
-   *     of each listed source's rows (a named observation, {@value #ARRIVALS}; no state, no change
-   *     to the rows), or {@code rows} when it has no {@code enqueued_time} column
-   */
-  public static Dataset<Row> observeArrivals(SparkSession spark, Dataset<Row> rows) {
-    List<String> columns = Arrays.asList(rows.columns());
-    if (!columns.contains("enqueued_time")) {
-      return rows;
-    }
-    List<Column> more = new ArrayList<>();
-    String listed = spark.conf().get(SOURCES, "");
-    if (columns.contains("source") && !listed.isEmpty()) {
-      int i = 0;
-      for (String source : listed.split("\n")) {
-        more.add(
-            functions
-                .max(
-                    functions.when(
-                        functions.col("source").equalTo(source), functions.col("enqueued_time")))
-                .as("source_" + i++));
-      }
-    }
-    return rows.observe(
-        ARRIVALS, functions.max("enqueued_time").as("latest"), more.toArray(Column[]::new));
   }
 
   @Override
@@ -309,26 +225,9 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
     if (p.name() == null) {
       return;
     }
-    Query q = queries.computeIfAbsent(p.name(), Query::new);
-    long dropped = 0;
-    long duplicates = 0;
-    long state = 0;
-    for (StateOperatorProgress op : p.stateOperators()) {
-      dropped += op.numRowsDroppedByWatermark();
-      state += op.numRowsTotal();
-      Long dup = op.customMetrics().get("numDroppedDuplicateRows");
-      duplicates += dup == null ? 0 : dup;
-    }
-    q.batches.inc();
-    q.inputRows.inc(io.latelake.core.streaming.SourceInputs.inputRows(p));
-    q.dropped.inc(dropped);
-    q.duplicates.inc(duplicates);
-    q.stateRows = state;
-    String wm = p.eventTime().get("watermark");
-    if (wm != null) {
-      q.watermark = Instant.parse(wm).toEpochMilli() / 1000.0;
-    }
-    Row arrivals = p.observedMetrics().get(ARRIVALS);
+    QueryFigures q = queries.computeIfAbsent(p.name(), n -> new QueryFigures(registry, n));
+    q.record(p);
+    Row arrivals = p.observedMetrics().get(ArrivalObservation.ARRIVALS);
     if (arrivals != null) {
       for (int i = 0; i < sources.size() && i + 1 < arrivals.size(); i++) {
         if (!arrivals.isNullAt(i + 1)) {
@@ -349,20 +248,13 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
       }
     }
     // Spark reports 1970-01-01 until a query's first watermark: no lag before that
-    if (wm != null && q.watermark > 0 && latestEnqueued > 0) {
+    if (p.eventTime().get("watermark") != null && q.watermark > 0 && latestEnqueued > 0) {
       q.watermarkLag = latestEnqueued - q.watermark;
-    }
-    java.sql.Timestamp ingested = io.latelake.core.streaming.SourceInputs.ingestedUntil(p);
-    if (ingested != null) {
-      q.ingestedUntil = ingested.getTime() / 1000.0;
     }
     io.latelake.core.metric.MetricSpec metric = goldQueries.get(p.name());
     if (metric != null && gold != null) {
       startGold(metric);
     }
-    Long trigger = p.durationMs().get("triggerExecution");
-    q.duration = trigger == null ? 0 : trigger / 1000.0;
-    q.progressAt = Instant.parse(p.timestamp()).toEpochMilli() / 1000.0;
   }
 
   private final Set<String> goldStarted = ConcurrentHashMap.newKeySet();

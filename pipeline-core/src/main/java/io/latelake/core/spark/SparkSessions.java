@@ -58,6 +58,14 @@ public final class SparkSessions {
   private SparkSessions() {}
 
   /**
+   * @return {@code lake.spark.shuffle-partitions}
+   * @throws LakeConfigException (exit 2) unless it is a whole number from 1 to 100,000
+   */
+  public static int shufflePartitions(Config config) {
+    return Settings.of(config).intBetween("lake.spark.shuffle-partitions", 1, 100_000);
+  }
+
+  /**
    * @param appName Spark application name
    * @param config the effective config
    * @return a new or the active session
@@ -65,7 +73,7 @@ public final class SparkSessions {
    *     true (by {@code lake.spark.conf} or spark-submit's {@code --conf})
    */
   public static SparkSession create(String appName, Config config) {
-    int partitions = Settings.of(config).intBetween("lake.spark.shuffle-partitions", 1, 100_000);
+    int partitions = shufflePartitions(config);
     SparkSession.Builder builder =
         SparkSession.builder()
             .appName(appName)

@@ -45,28 +45,13 @@ import org.slf4j.LoggerFactory;
  * runs share the next append. In write-on-flush mode (the lock-step fast path) they are written by
  * {@link #flush()} only: one commit per step.
  *
- * <p><b>Small files.</b> Each append writes one small file (one-second micro-batches of three
- * queries make up to 259,200 a day), and every reader of the table lists and opens them. So after
- * every {@value #COMPACT_EVERY} appends the writer thread compacts the table's files smaller than
- * {@value #SMALL_FILE_BYTES} bytes into one (Delta's {@code OPTIMIZE}, with its {@code
- * spark.databricks.delta.optimize.minFileSize} set in a session of its own, not the application's).
- * The bound keeps the rewriting small: a compacted file is rewritten with the next small files only
- * until it reaches the bound, then left alone (Delta's default bound, 1 GB, would rewrite the
- * growing file on every compaction). A compaction changes no row; one that fails (e.g. two
- * processes compacting at once: Delta lets one commit) is logged (INFO, WARN from the third in a
- * row) and left to the next. The files it replaced stay in storage until a {@code VACUUM} of the
- * table; readers do not list them.
+ * <p><b>Small files.</b> Every {@value ProgressCompaction#COMPACT_EVERY} appends the writer thread
+ * compacts the table's small files ({@link ProgressCompaction}).
  */
 final class ProgressWriter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProgressWriter.class);
   private static final int WRITE_ATTEMPTS = 5;
   private static final Duration WRITE_BACKOFF = Duration.ofSeconds(1);
-
-  /** Appends by one writer between two compactions (class comment). */
-  static final int COMPACT_EVERY = 200;
-
-  /** Files smaller than this (bytes) are compacted (class comment). */
-  static final long SMALL_FILE_BYTES = 1L << 20;
 
   /**
    * Highest batch id whose row this JVM has written, per table path and query id: rows up to it are
@@ -85,17 +70,9 @@ final class ProgressWriter implements AutoCloseable {
 
   private final ExecutorService writer;
   private final boolean writeOnFlush;
-  private final int compactEvery;
-  private final long smallFileBytes;
 
-  /** Appends since the last compaction (writer thread only). */
-  private int appendsSinceCompaction;
-
-  /** The compactions' session (writer thread only, made at the first). */
-  private SparkSession compactSession;
-
-  /** Compactions that failed since the last one that ran (writer thread only). */
-  private int failedCompactions;
+  /** Compacts the table's small files (writer thread only). */
+  private final ProgressCompaction compaction;
 
   /** Rows of one query queued at once, up to batch {@code version}. */
   private record Pending(UUID queryId, List<Row> rows, long version) {}
@@ -106,7 +83,12 @@ final class ProgressWriter implements AutoCloseable {
    * @param writeOnFlush write rows by {@link #flush()} only (class comment)
    */
   ProgressWriter(SparkSession spark, String tablePath, boolean writeOnFlush) {
-    this(spark, tablePath, writeOnFlush, COMPACT_EVERY, SMALL_FILE_BYTES);
+    this(
+        spark,
+        tablePath,
+        writeOnFlush,
+        ProgressCompaction.COMPACT_EVERY,
+        ProgressCompaction.SMALL_FILE_BYTES);
   }
 
   /**
@@ -122,8 +104,7 @@ final class ProgressWriter implements AutoCloseable {
     this.spark = spark;
     this.tablePath = tablePath;
     this.writeOnFlush = writeOnFlush;
-    this.compactEvery = compactEvery;
-    this.smallFileBytes = smallFileBytes;
+    this.compaction = new ProgressCompaction(spark, tablePath, compactEvery, smallFileBytes);
     DeltaTables.createIfNotExists(
         spark,
         tablePath,
@@ -259,7 +240,7 @@ final class ProgressWriter implements AutoCloseable {
                   .mode("append")
                   .option("mergeSchema", "true")
                   .save(tablePath);
-              appendsSinceCompaction++;
+              compaction.appended();
             }
             return null;
           });
@@ -267,9 +248,7 @@ final class ProgressWriter implements AutoCloseable {
         unwritten.remove(q);
         WRITTEN.merge(writtenKey(q), versionByQuery.get(q), Math::max);
       }
-      if (compactEvery > 0 && appendsSinceCompaction >= compactEvery) {
-        compact();
-      }
+      compaction.compactWhenDue();
     } catch (LatelakeException e) {
       unwritten.putAll(all);
       LOG.warn(
@@ -280,39 +259,6 @@ final class ProgressWriter implements AutoCloseable {
           tablePath,
           WRITE_ATTEMPTS,
           e.getCause() == null ? e.getMessage() : e.getCause().getMessage());
-    }
-  }
-
-  /** Compacts the table's small files into one (class comment); never fails the writer. */
-  private void compact() {
-    appendsSinceCompaction = 0;
-    try {
-      if (compactSession == null) {
-        // a session of its own, with the application session's runtime settings (e.g. storage
-        // credentials given to a session that already existed) and the bound
-        compactSession = spark.newSession();
-        for (var e :
-            scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll()).entrySet()) {
-          if (spark.conf().isModifiable(e.getKey())) {
-            compactSession.conf().set(e.getKey(), e.getValue());
-          }
-        }
-        compactSession
-            .conf()
-            .set("spark.databricks.delta.optimize.minFileSize", String.valueOf(smallFileBytes));
-      }
-      io.delta.tables.DeltaTable.forPath(compactSession, tablePath).optimize().executeCompaction();
-      failedCompactions = 0;
-      LOG.debug("Compacted the small files of {}", tablePath);
-    } catch (Exception e) { // Spark's job failures are checked exceptions thrown undeclared
-      failedCompactions++;
-      String message =
-          "Compaction of {} skipped ({} in a row), the next one follows in {} appends: {}";
-      if (failedCompactions >= 3) {
-        LOG.warn(message, tablePath, failedCompactions, compactEvery, e.toString());
-      } else {
-        LOG.info(message, tablePath, failedCompactions, compactEvery, e.toString());
-      }
     }
   }
 }

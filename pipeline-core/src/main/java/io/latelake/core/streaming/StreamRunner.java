@@ -2,7 +2,6 @@ package io.latelake.core.streaming;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,7 +10,6 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
-import org.apache.spark.sql.streaming.StreamingQueryException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,8 +27,7 @@ import org.slf4j.LoggerFactory;
 public final class StreamRunner {
   private static final Logger LOG = LoggerFactory.getLogger(StreamRunner.class);
 
-  private static final Duration POLL = Duration.ofMillis(200);
-  private static final Duration LISTENER_WAIT = Duration.ofSeconds(30);
+  static final Duration LISTENER_WAIT = Duration.ofSeconds(30);
 
   /**
    * A query to start.
@@ -136,7 +133,7 @@ public final class StreamRunner {
         }
         runs.computeIfAbsent(s.queryName(), k -> new ArrayList<>()).add(q);
       }
-      supervise(spark, starts, queries, runs, recorder, stop);
+      QuerySupervisor.supervise(spark, starts, queries, runs, recorder, stop);
       if (stop.requested()) {
         stop.awaitDone();
       }
@@ -165,109 +162,6 @@ public final class StreamRunner {
         }
       }
     }
-  }
-
-  private static void supervise(
-      SparkSession spark,
-      List<Start> starts,
-      Map<String, StreamingQuery> queries,
-      Map<String, List<StreamingQuery>> runs,
-      ProgressRecorder recorder,
-      GracefulStop stop) {
-    Map<String, Integer> restarts = new HashMap<>();
-    Map<String, Start> byName = starts.stream().collect(Collectors.toMap(Start::queryName, s -> s));
-    while (true) {
-      List<StreamingQuery> current;
-      synchronized (queries) {
-        current = List.copyOf(queries.values());
-      }
-      // Every ended query is judged before deciding that all have ended: a lone query (bronze,
-      // silver or gold started alone) that fails restartably is restarted here too.
-      boolean restarted = false;
-      for (StreamingQuery q : current) {
-        if (q.isActive() || q.exception().isEmpty() || stop.requested()) {
-          continue;
-        }
-        StreamingQueryException e = q.exception().get();
-        Start s = byName.get(q.name());
-        int n = restarts.getOrDefault(q.name(), 0);
-        var known = s.restartOn().stream().filter(f -> f.matches().test(e)).findFirst();
-        if (known.isPresent() && n < known.get().maxRestarts() && batchCommitted(spark, s)) {
-          restarts.put(q.name(), n + 1);
-          LOG.warn(
-              "[{}] {} after micro-batch {} was committed ({}); restarting the query from its "
-                  + "checkpoint ({} of at most {})",
-              q.name(),
-              known.get().failure(),
-              new Checkpoints(spark, s.checkpoint()).lastCommitted().orElse(-1),
-              known.get().reference(),
-              n + 1,
-              known.get().maxRestarts());
-          recorder.awaitTerminated(q.runId(), LISTENER_WAIT);
-          recorder.recordMissing(q.name(), s.checkpoint(), known.get().recovery());
-          StreamingQuery again = s.start().get();
-          synchronized (queries) {
-            queries.put(q.name(), again);
-          }
-          runs.get(q.name()).add(again);
-          restarted = true;
-        } else {
-          failed(q, queries, stop);
-        }
-      }
-      if (!restarted && current.stream().noneMatch(StreamingQuery::isActive)) {
-        return;
-      }
-      try {
-        spark.streams().awaitAnyTermination(POLL.toMillis());
-      } catch (StreamingQueryException e) {
-        // handled in the next round
-      }
-      spark.streams().resetTerminated();
-    }
-  }
-
-  private static void failed(
-      StreamingQuery q, Map<String, StreamingQuery> queries, GracefulStop stop) {
-    StreamingQueryException e = q.exception().get();
-    List<String> others;
-    synchronized (queries) {
-      others =
-          queries.values().stream()
-              .filter(o -> o != q && o.isActive())
-              .map(StreamingQuery::name)
-              .toList();
-      queries.values().stream().filter(o -> o != q).forEach(StreamRunner::stopQuietly);
-    }
-    if (stop.requested()) {
-      return;
-    }
-    String reason = rootMessage(e);
-    throw new StreamFailedException(
-        "Stream "
-            + q.name()
-            + " failed: "
-            + reason
-            + (others.isEmpty() ? "" : "; stopped " + String.join(", ", others)),
-        e);
-  }
-
-  private static String rootMessage(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
-    String own =
-        e.getMessage() == null
-            ? e.toString()
-            : e.getMessage().lines().findFirst().orElse(e.toString());
-    return t == e ? own : own + " (cause: " + t + ")";
-  }
-
-  private static boolean batchCommitted(SparkSession spark, Start s) {
-    Checkpoints cp = new Checkpoints(spark, s.checkpoint());
-    var planned = cp.lastPlanned();
-    return planned.isPresent() && cp.lastCommitted().equals(planned);
   }
 
   private static StreamSummary summary(

@@ -188,9 +188,9 @@ public abstract class StreamingJob<C> {
     Dataset<Row> transformed = p.transform().apply(p.source().get());
     // with the streams' metrics on, the appending streams observe their latest enqueued time
     Dataset<Row> out =
-        io.latelake.core.metrics.StreamMetrics.observing(spark)
+        io.latelake.core.metrics.ArrivalObservation.observing(spark)
                 && p.sink() instanceof StreamPlan.Append
-            ? io.latelake.core.metrics.StreamMetrics.observeArrivals(spark, transformed)
+            ? io.latelake.core.metrics.ArrivalObservation.observeArrivals(spark, transformed)
             : transformed;
     String checkpoint = context.tables().checkpoint(p.queryName());
     CheckpointGuard.requireCheckpointIfTableHasData(
