@@ -5,7 +5,6 @@ import io.latelake.core.ExitCode;
 import io.latelake.core.catalog.CatalogConfig;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.config.LakeConfigException;
-import io.latelake.core.config.Settings;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -97,13 +96,18 @@ public final class NotebookMain extends CommandGroup {
           output != null
               ? output
               : Path.of(
-                  Settings.of(config).string("lake.root"), "reports", "notebooks", name + ".html");
+                  io.latelake.core.table.TableRegistry.fromConfig(config).root(),
+                  "reports",
+                  "notebooks",
+                  name + ".html");
       return new Prepared(nb, params, out);
     }
 
     @Override
     ExitCode run(SparkSession spark, Config config, Prepared p) {
-      ReadOnlyGuard guard = ReadOnlyGuard.forLake(spark, Settings.of(config).string("lake.root"));
+      ReadOnlyGuard guard =
+          ReadOnlyGuard.forLake(
+              spark, io.latelake.core.table.TableRegistry.fromConfig(config).root());
       NotebookRunner.Result r =
           new NotebookRunner(spark, maxRows, guard).run(p.notebook(), p.params());
       write(p.output(), NotebookRunner.html(r));

@@ -5,7 +5,6 @@ import io.latelake.core.ExitCode;
 import io.latelake.core.catalog.CatalogConfig;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.config.LakeConfigException;
-import io.latelake.core.config.Settings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -137,7 +136,9 @@ public final class SqlMain extends AnalystCommand<List<String>> {
     Optional<ReadOnlyGuard> guard =
         allowWrites
             ? Optional.empty()
-            : Optional.of(ReadOnlyGuard.forLake(spark, Settings.of(config).string("lake.root")));
+            : Optional.of(
+                ReadOnlyGuard.forLake(
+                    spark, io.latelake.core.table.TableRegistry.fromConfig(config).root()));
     execute(spark, statements, guard, format, maxRows, out);
     return ExitCode.OK;
   }

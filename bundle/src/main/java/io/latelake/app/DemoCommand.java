@@ -10,7 +10,6 @@ import io.latelake.bronze.replay.LandingWriter;
 import io.latelake.bronze.replay.ReplaySource;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.ConfigOptions;
-import io.latelake.core.config.Settings;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.spark.SparkSessions;
@@ -55,7 +54,7 @@ public final class DemoCommand implements Callable<Integer> {
     Config base = options.load();
     String stamp =
         LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
-    String root = Settings.of(base).string("lake.root") + "/demo-" + stamp;
+    String root = io.latelake.core.table.TableRegistry.fromConfig(base).root() + "/demo-" + stamp;
     Path landing = Path.of(root, "landing");
     Config config =
         base.withValue("lake.root", ConfigValueFactory.fromAnyRef(root))

@@ -134,7 +134,7 @@ public record ProfilerConfig(
     }
     String dir = s.optionalString("report-dir");
     if (dir.isEmpty()) {
-      dir = Settings.of(root).string("lake.root") + "/reports/lateness";
+      dir = io.latelake.core.table.TableRegistry.fromConfig(root).root() + "/reports/lateness";
     }
     List<Duration> candidates = s.positiveDurations("candidate-delays");
     double target = s.number("target-drop-share");
@@ -169,10 +169,7 @@ public record ProfilerConfig(
   }
 
   private static List<WatermarkReplay.Window> windows(Config root) {
-    if (Settings.of(root).sub("lake.gold.metrics").raw().root().isEmpty()) {
-      return List.of();
-    }
-    return io.latelake.core.metric.Metrics.fromConfig(root).stream()
+    return io.latelake.core.metric.Metrics.declared(root).stream()
         .map(m -> new WatermarkReplay.Window(m.window(), m.groupBy()))
         .toList();
   }

@@ -53,7 +53,7 @@ public record CatalogConfig(
         database(s, "gold"),
         database(s, "monitoring"),
         io.latelake.core.config.SharedSettings.correctionHorizon(config),
-        config.getObject("lake.gold.metrics").isEmpty() ? List.of() : Metrics.fromConfig(config),
+        Metrics.declared(config),
         TableRegistry.fromConfig(config),
         io.latelake.core.streaming.SourceWatermarks.fromConfig(config));
   }

@@ -2,7 +2,6 @@ package io.latelake.core.catalog;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
-import io.latelake.core.config.Settings;
 import java.net.URI;
 import java.nio.file.Path;
 import org.slf4j.Logger;
@@ -31,7 +30,7 @@ public final class CatalogSessions {
    */
   public static Config withCatalog(Config config) {
     String master = System.getProperty("spark.master", "");
-    String root = Settings.of(config).string("lake.root");
+    String root = io.latelake.core.table.TableRegistry.fromConfig(config).root();
     if (!master.startsWith("local") || !isLocalPath(root) || !hiveOnClasspath()) {
       return config;
     }

@@ -52,15 +52,27 @@ public final class Metrics {
    *     non-numeric field, an unknown function or late policy, a duplicate name
    */
   public static List<MetricSpec> fromConfig(Config root) {
-    EventSchema event = EventSchema.fromConfig(root);
-    Settings metricsNode = Settings.of(root).sub("lake.gold.metrics");
-    Set<String> names = metricsNode.raw().root().keySet();
-    if (names.isEmpty()) {
+    List<MetricSpec> metrics = declared(root);
+    if (metrics.isEmpty()) {
       throw new LakeConfigException(
           "Cannot start gold stream: no metric configured "
               + "(lake.gold.metrics is empty); declare one, e.g. lake.gold.metrics.page_views_5m "
               + "{ window = 5 minutes, group-by = [page], measures = [{ name = views, function = count }] }");
     }
+    return metrics;
+  }
+
+  /**
+   * The metrics where none is allowed (the catalog, the profiler's replay, the stream figures).
+   *
+   * @param root the effective config
+   * @return the metrics, sorted by name; empty when {@code lake.gold.metrics} declares none
+   * @throws LakeConfigException as {@link #fromConfig}, except for no metric
+   */
+  public static List<MetricSpec> declared(Config root) {
+    EventSchema event = EventSchema.fromConfig(root);
+    Settings metricsNode = Settings.of(root).sub("lake.gold.metrics");
+    Set<String> names = metricsNode.raw().root().keySet();
     List<MetricSpec> metrics = new ArrayList<>();
     for (String name : names.stream().sorted().toList()) {
       metrics.add(metric(metricsNode, name, event));

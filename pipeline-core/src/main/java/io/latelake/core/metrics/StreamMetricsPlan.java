@@ -35,9 +35,10 @@ public record StreamMetricsPlan(
         Settings.of(config).sub("lake.metrics").positiveDuration("gold-interval");
     Map<String, io.latelake.core.metric.MetricSpec> gold = new java.util.HashMap<>();
     java.time.Duration horizon = java.time.Duration.ZERO;
-    if (config.hasPath("lake.gold.metrics") && !config.getObject("lake.gold.metrics").isEmpty()) {
-      for (io.latelake.core.metric.MetricSpec m :
-          io.latelake.core.metric.Metrics.fromConfig(config)) {
+    List<io.latelake.core.metric.MetricSpec> metrics =
+        io.latelake.core.metric.Metrics.declared(config);
+    if (!metrics.isEmpty()) {
+      for (io.latelake.core.metric.MetricSpec m : metrics) {
         gold.put(m.queryName(), m);
       }
       horizon = io.latelake.core.config.SharedSettings.correctionHorizon(config);
