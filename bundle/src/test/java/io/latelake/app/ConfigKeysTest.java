@@ -53,10 +53,10 @@ class ConfigKeysTest {
 
   /**
    * Settings under which the keys read only in one mode are read: the Kafka source, listed sources
-   * with idle timeouts, the auto watermark delays, the pushed metrics. A key is checked in the
-   * first of these under which its wrong value is refused.
+   * with idle timeouts, the auto watermark delays, the pushed metrics; the enqueued time from a
+   * payload field. A key is checked in the first of these under which its wrong value is refused.
    */
-  private static final List<List<String>> MODES =
+  static final List<List<String>> MODES =
       List.of(
           List.of(FIELD, METRIC),
           List.of(
@@ -69,10 +69,11 @@ class ConfigKeysTest {
               "lake.silver.watermark-delay=auto",
               "lake.gold.watermark-delay=auto",
               "lake.metrics.streams=true",
-              "lake.metrics.pushgateway=\"http://127.0.0.1:9091\""));
+              "lake.metrics.pushgateway=\"http://127.0.0.1:9091\""),
+          List.of(FIELD, METRIC, "lake.bronze.files.enqueued-time=payload-field"));
 
   /** Every config reader of the jobs, as each job calls it before it starts Spark. */
-  private static void readAll(Config c) {
+  static void readAll(Config c) {
     TableRegistry.fromConfig(c);
     SparkSessions.shufflePartitions(c);
     SparkConfOptions.fromConfig(c);

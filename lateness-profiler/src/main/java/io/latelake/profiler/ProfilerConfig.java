@@ -104,6 +104,8 @@ public record ProfilerConfig(
         s.optionalString("watermark-delay").isEmpty()
             ? SharedSettings.goldWatermarkDelay(root)
             : s.positiveDuration("watermark-delay");
+    io.latelake.core.config.ConfigChecks.describe(
+        s.key("watermark-delay"), "empty (lake.gold.watermark-delay), or duration > 0");
     if (watermark.compareTo(horizon) > 0) {
       throw LakeConfigException.invalid(
           s.key("watermark-delay"),

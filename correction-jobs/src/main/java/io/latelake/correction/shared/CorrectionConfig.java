@@ -123,6 +123,8 @@ public record CorrectionConfig(
           "a fixed offset does not follow daylight saving time; give an IANA time-zone name "
               + "such as America/New_York, or UTC");
     }
+    io.latelake.core.config.ConfigChecks.describe(
+        c.key("rollup-time-zone"), "IANA time-zone name, or UTC");
     return zone;
   }
 

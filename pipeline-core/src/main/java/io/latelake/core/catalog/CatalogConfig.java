@@ -44,8 +44,8 @@ public record CatalogConfig(
    */
   public static CatalogConfig fromConfig(Config config) {
     Settings s = Settings.of(config);
-    boolean enabled = bool(config, "lake.catalog.enabled");
-    boolean jobsRegister = bool(config, "lake.catalog.jobs-register");
+    boolean enabled = s.bool("lake.catalog.enabled");
+    boolean jobsRegister = s.bool("lake.catalog.jobs-register");
     return new CatalogConfig(
         enabled,
         jobsRegister,
@@ -56,17 +56,6 @@ public record CatalogConfig(
         Metrics.declared(config),
         TableRegistry.fromConfig(config),
         io.latelake.core.streaming.SourceWatermarks.fromConfig(config));
-  }
-
-  private static boolean bool(Config config, String key) {
-    try {
-      return config.getBoolean(key);
-    } catch (com.typesafe.config.ConfigException e) {
-      throw LakeConfigException.invalid(
-          key,
-          config.hasPath(key) ? config.getValue(key).unwrapped() : "<missing>",
-          "expected true or false");
-    }
   }
 
   /**
@@ -83,6 +72,7 @@ public record CatalogConfig(
       throw LakeConfigException.invalid(
           key, name, "expected a lower-case identifier (letters, digits, underscores)");
     }
+    io.latelake.core.config.ConfigChecks.describe(key, "lower-case identifier");
     return name;
   }
 

@@ -26,11 +26,14 @@ public final class Settings {
     this.prefix = prefix;
   }
 
-  /**
-   * @return settings of the whole effective config
-   */
+  /** Settings of the whole effective config. */
   public static Settings of(Config root) {
     return new Settings(root, "");
+  }
+
+  /** Records that {@code path} was read as {@code check} ({@link ConfigChecks}). */
+  private void checked(String path, String check) {
+    ConfigChecks.checked(key(path), check);
   }
 
   public String key(String path) {
@@ -40,7 +43,9 @@ public final class Settings {
   public Settings sub(String path) {
     require(path);
     try {
-      return new Settings(config.getConfig(path), key(path));
+      Settings v = new Settings(config.getConfig(path), key(path));
+      checked(path, "object");
+      return v;
     } catch (ConfigException.WrongType e) {
       throw LakeConfigException.invalid(key(path), raw(path), "expected an object { ... }");
     }
@@ -70,12 +75,14 @@ public final class Settings {
 
   /** A non-blank string. */
   public String string(String path) {
+    String v = nonBlank(path);
+    checked(path, "text, not blank");
+    return v;
+  }
+
+  private String nonBlank(String path) {
     require(path);
-    if (config.getValue(path).valueType() == ConfigValueType.OBJECT
-        || config.getValue(path).valueType() == ConfigValueType.LIST) {
-      throw LakeConfigException.invalid(key(path), raw(path), "expected a string");
-    }
-    String v = config.getString(path).trim();
+    String v = scalarText(path);
     if (v.isEmpty()) {
       throw LakeConfigException.invalid(key(path), v, "must not be empty");
     }
@@ -89,7 +96,9 @@ public final class Settings {
   public boolean bool(String path) {
     require(path);
     try {
-      return config.getBoolean(path);
+      boolean v = config.getBoolean(path);
+      checked(path, "true | false");
+      return v;
     } catch (com.typesafe.config.ConfigException e) {
       throw LakeConfigException.invalid(key(path), raw(path), "expected true or false");
     }
@@ -97,32 +106,54 @@ public final class Settings {
 
   /** A string that may be empty. */
   public String optionalString(String path) {
-    return config.hasPath(path) ? config.getString(path).trim() : "";
+    if (!config.hasPath(path)) {
+      return "";
+    }
+    String v = scalarText(path);
+    checked(path, "text");
+    return v;
+  }
+
+  /** The trimmed text of a present value that is no object or list. */
+  private String scalarText(String path) {
+    ConfigValueType type = config.getValue(path).valueType();
+    if (type == ConfigValueType.OBJECT || type == ConfigValueType.LIST) {
+      throw LakeConfigException.invalid(key(path), raw(path), "expected a string");
+    }
+    return config.getString(path).trim();
   }
 
   /** A string from a fixed set, case-insensitive; returned lower-case. */
   public String oneOf(String path, Set<String> allowed) {
-    String v = string(path).toLowerCase(Locale.ROOT);
+    String v = nonBlank(path).toLowerCase(Locale.ROOT);
     if (!allowed.contains(v)) {
       throw LakeConfigException.invalid(
           key(path),
           config.getString(path),
           "expected one of " + allowed.stream().sorted().toList());
     }
+    checked(path, String.join(" | ", allowed.stream().sorted().toList()));
     return v;
   }
 
   /** A positive HOCON duration ("10 minutes"). */
   public Duration positiveDuration(String path) {
-    Duration d = duration(path);
+    Duration d = nonNegativeDuration(path);
     if (d.isZero() || d.isNegative()) {
       throw LakeConfigException.invalid(key(path), raw(path), "must be a positive duration");
     }
+    checked(path, "duration > 0");
     return d;
   }
 
   /** A non-negative HOCON duration. */
   public Duration duration(String path) {
+    Duration d = nonNegativeDuration(path);
+    checked(path, "duration ≥ 0");
+    return d;
+  }
+
+  private Duration nonNegativeDuration(String path) {
     require(path);
     try {
       Duration d = config.getDuration(path);
@@ -154,21 +185,13 @@ public final class Settings {
     if (v.stream().anyMatch(d -> d.isZero() || d.isNegative())) {
       throw LakeConfigException.invalid(key(path), raw(path), "each duration must be positive");
     }
+    checked(path, "list of durations > 0");
     return List.copyOf(v);
   }
 
   /** A whole number within [min, max]. */
   public int intBetween(String path, int min, int max) {
-    require(path);
-    try {
-      int v = config.getInt(path);
-      if (v < min || v > max) {
-        throw LakeConfigException.invalid(key(path), v, "must be between " + min + " and " + max);
-      }
-      return v;
-    } catch (ConfigException.WrongType e) {
-      throw LakeConfigException.invalid(key(path), raw(path), "expected a whole number");
-    }
+    return (int) longBetween(path, min, max);
   }
 
   /** A long within [min, max]. */
@@ -179,6 +202,7 @@ public final class Settings {
       if (v < min || v > max) {
         throw LakeConfigException.invalid(key(path), v, "must be between " + min + " and " + max);
       }
+      checked(path, ConfigChecks.range(min, max));
       return v;
     } catch (ConfigException.WrongType e) {
       throw LakeConfigException.invalid(key(path), raw(path), "expected a whole number");
@@ -203,6 +227,7 @@ public final class Settings {
     if (!Double.isFinite(v)) {
       throw LakeConfigException.invalid(key(path), raw(path), "expected a finite number");
     }
+    checked(path, "number");
     return v;
   }
 
@@ -223,6 +248,7 @@ public final class Settings {
     if (v.stream().anyMatch(d -> !Double.isFinite(d))) {
       throw LakeConfigException.invalid(key(path), raw(path), "expected finite numbers");
     }
+    checked(path, "list of numbers");
     return List.copyOf(v);
   }
 
@@ -236,6 +262,7 @@ public final class Settings {
           throw LakeConfigException.invalid(key(path), v, "entries must not be empty");
         }
       }
+      checked(path, "list of texts, none blank");
       return List.copyOf(v);
     } catch (ConfigException.WrongType e) {
       throw LakeConfigException.invalid(key(path), raw(path), "expected a list of strings");
@@ -246,7 +273,9 @@ public final class Settings {
   public List<? extends Config> objects(String path) {
     require(path);
     try {
-      return config.getConfigList(path);
+      List<? extends Config> v = config.getConfigList(path);
+      checked(path, "list of objects");
+      return v;
     } catch (ConfigException.WrongType e) {
       throw LakeConfigException.invalid(key(path), raw(path), "expected a list of objects");
     }
@@ -260,8 +289,11 @@ public final class Settings {
    *     or an option's value is null, an empty object or a list holding objects or lists
    */
   public Map<String, String> optionMap(String path) {
-    return config.hasPath(path)
-        ? OptionMap.read(key(path), config.getValue(path), raw(path))
-        : Map.of();
+    if (!config.hasPath(path)) {
+      return Map.of();
+    }
+    Map<String, String> v = OptionMap.read(key(path), config.getValue(path), raw(path));
+    checked(path, "object of options");
+    return v;
   }
 }

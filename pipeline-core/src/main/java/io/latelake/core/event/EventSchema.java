@@ -2,6 +2,7 @@ package io.latelake.core.event;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
+import io.latelake.core.config.ConfigChecks;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.config.Settings;
 import java.io.Serializable;
@@ -87,6 +88,9 @@ public record EventSchema(
                         s.key("time-format"),
                         formatName,
                         "expected one of iso-8601, epoch-seconds, epoch-millis, epoch-micros, epoch-nanos, auto"));
+    ConfigChecks.describe(
+        s.key("time-format"),
+        "iso-8601 | epoch-seconds | epoch-millis | epoch-micros | epoch-nanos | auto");
     List<FieldSpec> fields = new ArrayList<>();
     Set<String> seen = new HashSet<>(Set.of(idField, timeField));
     List<? extends Config> list = s.objects("fields");
@@ -130,6 +134,7 @@ public record EventSchema(
                         s.key("id-type"),
                         idTypeName,
                         "expected string (JSON strings only) or long (JSON whole numbers only)"));
+    ConfigChecks.describe(s.key("id-type"), "string | long");
     return new EventSchema(
         s.string("source-name"),
         idField,
@@ -174,6 +179,7 @@ public record EventSchema(
           v,
           "must be after 1970-01-01T00:00:00Z, where Spark's event-time watermark starts");
     }
+    ConfigChecks.describe(s.key("min-event-time"), "ISO-8601 UTC instant after 1970-01-01");
     return t;
   }
 
@@ -182,6 +188,7 @@ public record EventSchema(
       throw LakeConfigException.invalid(
           s.key(key), value, "must be a plain identifier (letters, digits, underscore)");
     }
+    ConfigChecks.describe(s.key(key), "identifier (letters, digits, underscore)");
     return value;
   }
 

@@ -63,6 +63,8 @@ public final class Pushgateway {
   public static Optional<Pushgateway> fromConfig(Config root) {
     Settings s = Settings.of(root).sub("lake.metrics");
     String url = s.optionalString("pushgateway");
+    io.latelake.core.config.ConfigChecks.describe(
+        s.key("pushgateway"), "empty (off), or an http(s) URL with a host");
     if (url.isEmpty()) {
       return Optional.empty();
     }

@@ -2,6 +2,7 @@ package io.latelake.core.streaming;
 
 import static org.apache.spark.sql.functions.col;
 
+import io.latelake.core.config.ConfigChecks;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.config.Settings;
 import io.latelake.core.table.DeltaTables;
@@ -40,6 +41,9 @@ public record WatermarkDelaySetting(String key, Duration fixed, Optional<Auto> a
   /** The value that asks for the profiler's recommendation. */
   public static final String AUTO = "auto";
 
+  /** What the setting is checked as ({@link ConfigChecks}). */
+  private static final String CHECK = "duration > 0, or " + AUTO;
+
   private static final Logger LOG = LoggerFactory.getLogger(WatermarkDelaySetting.class);
 
   /**
@@ -72,8 +76,9 @@ public record WatermarkDelaySetting(String key, Duration fixed, Optional<Auto> a
         || !AUTO.equalsIgnoreCase(
             String.valueOf(layer.raw().getValue("watermark-delay").unwrapped()).strip())) {
       try {
-        return new WatermarkDelaySetting(
-            key, layer.positiveDuration("watermark-delay"), Optional.empty());
+        Duration fixed = layer.positiveDuration("watermark-delay");
+        ConfigChecks.describe(key, CHECK);
+        return new WatermarkDelaySetting(key, fixed, Optional.empty());
       } catch (LakeConfigException e) {
         if (e.getMessage().contains("expected a duration")) {
           throw LakeConfigException.invalid(
@@ -97,6 +102,7 @@ public record WatermarkDelaySetting(String key, Duration fixed, Optional<Auto> a
       throw LakeConfigException.invalid(
           a.key("fallback"), fallback, "must lie between " + a.key("min") + " and " + a.key("max"));
     }
+    ConfigChecks.describe(key, CHECK);
     return new WatermarkDelaySetting(key, fallback, Optional.of(new Auto(min, max, fallback)));
   }
 

@@ -1,4 +1,4 @@
-package io.latelake.core.config;
+package io.latelake.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,7 +8,7 @@ import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigResolveOptions;
 import com.typesafe.config.ConfigValue;
-import com.typesafe.config.ConfigValueType;
+import io.latelake.core.config.ConfigChecks;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,17 +16,21 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code docs/configuration-reference.md} is generated from {@code conf/application.conf}, the one
- * file that declares every {@code lake.*} key with its default and its comment: this test fails
- * when the two differ (or a key has no comment, its own or its group's), and rewrites the file when
- * run with {@code -Dlatelake.write-config-reference=true}:
+ * {@code docs/configuration-reference.md} is generated from the two places a key is declared: its
+ * name, default and comment from {@code conf/application.conf} (the file that declares every {@code
+ * lake.*} key), its check from the one config reader that reads it ({@link ConfigChecks}, recorded
+ * while {@link ConfigKeysTest#readAll} runs in each of its modes). This test fails when the page
+ * and the two differ, when a key has no comment (its own or its group's), when no reader checks a
+ * key, and when two readers check one key differently; it rewrites the page when run with {@code
+ * -Dlatelake.write-config-reference=true}:
  *
  * <pre>
- * mvn -q -pl pipeline-core test -Dtest=ConfigReferenceTest -Dlatelake.write-config-reference=true
+ * mvn -q -pl bundle test -Dtest=ConfigReferenceTest -Dlatelake.write-config-reference=true
  * </pre>
  */
 class ConfigReferenceTest {
@@ -34,8 +38,8 @@ class ConfigReferenceTest {
       Path.of(System.getProperty("latelake.repo", "..")).toAbsolutePath().normalize();
   private static final Path REFERENCE = REPO.resolve("docs/configuration-reference.md");
 
-  /** One key: its path, kind, default as HOCON, and comment. */
-  record Key(String path, String kind, String value, String doc) {}
+  /** One key: its path, default as HOCON, and comment. */
+  record Key(String path, String value, String doc) {}
 
   /**
    * @return every key under {@code lake} in {@code conf}, in path order: the leaves, and the empty
@@ -44,6 +48,21 @@ class ConfigReferenceTest {
   static List<Key> keys(Config conf) {
     List<Key> out = new ArrayList<>();
     walk("lake", conf.getValue("lake"), "", out);
+    return out;
+  }
+
+  /**
+   * @return per key, what the config readers check it as, over {@link ConfigKeysTest#MODES}
+   */
+  static Map<String, Set<String>> checks() {
+    Map<String, Set<String>> out = new TreeMap<>();
+    for (List<String> mode : ConfigKeysTest.MODES) {
+      ConfigChecks.record(
+              () ->
+                  ConfigKeysTest.readAll(
+                      io.latelake.core.config.ConfigLoader.load(java.util.Optional.empty(), mode)))
+          .forEach((k, v) -> out.computeIfAbsent(k, x -> new java.util.TreeSet<>()).addAll(v));
+    }
     return out;
   }
 
@@ -59,41 +78,34 @@ class ConfigReferenceTest {
       return;
     }
     String doc = own.isEmpty() ? groupDoc : own;
-    out.add(new Key(path, kind(v), v.render(ConfigRenderOptions.concise()), doc));
+    out.add(new Key(path, v.render(ConfigRenderOptions.concise()), doc));
   }
 
-  private static String kind(ConfigValue v) {
-    if (v.valueType() == ConfigValueType.STRING) {
-      String s = (String) v.unwrapped();
-      try {
-        ConfigFactory.parseMap(Map.of("d", s)).getDuration("d");
-        return "duration";
-      } catch (RuntimeException e) {
-        return "string";
-      }
-    }
-    return v.valueType().name().toLowerCase(java.util.Locale.ROOT);
-  }
-
-  /** The reference page for {@code conf}. */
-  static String markdown(Config conf) {
+  /** The reference page for {@code conf}, with each key's check from {@code checks}. */
+  static String markdown(Config conf, Map<String, Set<String>> checks) {
     StringBuilder md = new StringBuilder();
     md.append("# Configuration reference\n\n")
         .append("Every `lake.*` key with its default and what it does, generated from\n")
-        .append("`conf/application.conf` (the one place a key is declared; shipped inside the\n")
+        .append("`conf/application.conf` (the one place a key's name, default and comment are\n")
         .append(
-            "jar) by `ConfigReferenceTest`, which fails the build when this page and the file\n")
-        .append("differ. How settings are layered, secrets, the event schema and metrics:\n")
+            "declared; shipped inside the jar) and, in the column \"checked as\", from the one\n")
+        .append("config reader that reads and checks the key, by `ConfigReferenceTest`, which\n")
+        .append("fails the build when this page and the two differ, when no reader checks a key,\n")
+        .append("and when two readers check a key differently. A value outside its check stops\n")
+        .append("the job before Spark starts (exit 2), naming the key. Further rules (ranges of\n")
+        .append(
+            "numbers, keys that must agree) are in the description. How settings are layered,\n")
+        .append("secrets, the event schema and metrics:\n")
         .append("[configuration.md](configuration.md). A key without a comment of its own shows\n")
         .append("its group's comment. Defaults that an environment variable overrides\n")
         .append("(`${?VAR}` in the file): see configuration.md.\n\n")
-        .append("| key | kind | default | description |\n")
+        .append("| key | checked as | default | description |\n")
         .append("| --- | --- | --- | --- |\n");
     for (Key k : keys(conf)) {
       md.append("| `")
           .append(k.path())
           .append("` | ")
-          .append(k.kind())
+          .append(markdownText(String.join("; ", checks.get(k.path()))))
           .append(" | `")
           .append(k.value().replace("|", "\\|"))
           .append("` | ")
@@ -124,15 +136,27 @@ class ConfigReferenceTest {
   }
 
   @Test
-  void theReferencePageIsGeneratedFromTheDefaultsFile() throws IOException {
-    String generated = markdown(applicationConf());
+  void everyKeyIsCheckedByOneReader() {
+    Map<String, Set<String>> checks = checks();
+    List<String> notOne =
+        keys(applicationConf()).stream()
+            .map(Key::path)
+            .filter(k -> checks.getOrDefault(k, Set.of()).size() != 1)
+            .map(k -> k + " " + checks.getOrDefault(k, Set.of()))
+            .toList();
+    assertThat(notOne).as("keys checked by no reader, or by readers that disagree").isEmpty();
+  }
+
+  @Test
+  void theReferencePageIsGeneratedFromTheDefaultsFileAndTheChecks() throws IOException {
+    String generated = markdown(applicationConf(), checks());
     if (Boolean.getBoolean("latelake.write-config-reference")) {
       Files.writeString(REFERENCE, generated, StandardCharsets.UTF_8);
     }
     assertThat(Files.readString(REFERENCE, StandardCharsets.UTF_8))
         .as(
             "docs/configuration-reference.md is out of date: regenerate it with mvn -q -pl"
-                + " pipeline-core test -Dtest=ConfigReferenceTest"
+                + " bundle test -Dtest=ConfigReferenceTest"
                 + " -Dlatelake.write-config-reference=true")
         .isEqualTo(generated);
   }
