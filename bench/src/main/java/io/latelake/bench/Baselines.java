@@ -1,45 +1,32 @@
 package io.latelake.bench;
 
-import static org.apache.spark.sql.functions.array;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
-import static org.apache.spark.sql.functions.floor;
 import static org.apache.spark.sql.functions.from_json;
 import static org.apache.spark.sql.functions.lit;
-import static org.apache.spark.sql.functions.max;
-import static org.apache.spark.sql.functions.min;
-import static org.apache.spark.sql.functions.min_by;
-import static org.apache.spark.sql.functions.percentile_approx;
-import static org.apache.spark.sql.functions.row_number;
-import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.sum;
-import static org.apache.spark.sql.functions.to_date;
 import static org.apache.spark.sql.functions.to_timestamp;
 import static org.apache.spark.sql.functions.unix_micros;
 import static org.apache.spark.sql.functions.window;
 
 import io.delta.tables.DeltaTable;
-import java.sql.Timestamp;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
 import java.util.concurrent.TimeoutException;
 import org.apache.spark.api.java.function.VoidFunction2;
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.expressions.Window;
 import org.apache.spark.sql.streaming.StreamingQueryException;
 import org.apache.spark.sql.streaming.Trigger;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * The hand-written Spark jobs latelake is measured against: what a data engineer would write
+ * The hand-written Spark streams latelake is measured against: what a data engineer would write
  * without latelake, for the phone data's schema and its metric (10-second windows per {@code
  * device_id}, count and sum of {@code http_content_length}). Streams run with the available-now
- * trigger and their own checkpoint, as latelake's do in the bench.
+ * trigger and their own checkpoint, as latelake's do in the bench. The batch jobs (recompute, least
+ * correction, least profile, plain scan) are in {@link BatchBaselines}.
  */
 final class Baselines {
   private Baselines() {}
@@ -187,141 +174,6 @@ final class Baselines {
     }
   }
 
-  /**
-   * Full recompute of the metric from bronze: valid rows, exact dedup on {@code event_id} (earliest
-   * enqueued time wins), windows, overwrite.
-   */
-  static void recompute(SparkSession spark, String bronze, String out, Duration window) {
-    Dataset<Row> valid = spark.read().format("delta").load(bronze).filter(col("error").isNull());
-    aggregate(firstArrivals(valid), window).write().format("delta").mode("overwrite").save(out);
-  }
-
-  /**
-   * The least an incremental correction does, on Spark and Delta alone: the windows of the bronze
-   * rows ingested after {@code since} (a filter on {@code ingested_at}, which Delta's file
-   * statistics prune), those windows recomputed from bronze (a filter on their event-time range,
-   * pruned the same way; dedup among their rows only, so it does less than the exact dedup over
-   * every copy of an id), and one MERGE into {@code out} on (window_start, device_id) with the
-   * windows' range in the condition. No state, no log, no audit. Bounds the correction figure.
-   *
-   * @param out a gold table of {@link #recompute}'s schema
-   * @return the number of windows touched
-   */
-  static int incrementalRecompute(
-      SparkSession spark, String bronze, String out, Instant since, Duration window) {
-    long w = window.toMillis() * 1000;
-    Column index = floor(unix_micros(col("event_time")).divide(w));
-    Dataset<Row> valid = spark.read().format("delta").load(bronze).filter(col("error").isNull());
-    List<Long> touched =
-        valid
-            .filter(col("ingested_at").gt(lit(Timestamp.from(since))))
-            .select(index.as("w"))
-            .distinct()
-            .collectAsList()
-            .stream()
-            .map(r -> r.getLong(0))
-            .toList();
-    if (touched.isEmpty()) {
-      return 0;
-    }
-    long lo = touched.stream().mapToLong(Long::longValue).min().getAsLong();
-    long hi = touched.stream().mapToLong(Long::longValue).max().getAsLong();
-    Timestamp from = Timestamp.from(Instant.EPOCH.plus(Duration.ofNanos(lo * w * 1000)));
-    Timestamp to = Timestamp.from(Instant.EPOCH.plus(Duration.ofNanos((hi + 1) * w * 1000)));
-    Dataset<Row> rows =
-        valid
-            .filter(col("event_time").geq(lit(from)).and(col("event_time").lt(lit(to))))
-            .filter(index.isin(touched.toArray()));
-    Dataset<Row> first = firstArrivals(rows);
-    DeltaTable.forPath(spark, out)
-        .as("t")
-        .merge(
-            aggregate(first, window).as("s"),
-            "t.window_start >= TIMESTAMP '"
-                + from.toInstant()
-                + "' AND t.window_start < TIMESTAMP '"
-                + to.toInstant()
-                + "' AND t.window_start = s.window_start AND t.device_id = s.device_id")
-        .whenMatched()
-        .updateAll()
-        .whenNotMatched()
-        .insertAll()
-        .execute();
-    return touched.size();
-  }
-
-  /**
-   * The least a lateness profile does: bronze's rows with both times (valid, or future-dated), the
-   * first arrival of each {@code event_id} ({@code min_by} on enqueued time), then per source and
-   * arrival day the count and one {@code percentile_approx} of lateness at {@code levels}. No
-   * arrival-order watermark flags, no other counts, nothing written. Bounds the profile figure.
-   *
-   * @return the number of (source, day) groups
-   */
-  static int minimalProfile(SparkSession spark, String bronze, double[] levels, int accuracy) {
-    Dataset<Row> kept =
-        spark
-            .read()
-            .format("delta")
-            .load(bronze)
-            .filter(
-                col("event_time")
-                    .isNotNull()
-                    .and(col("enqueued_time").isNotNull())
-                    .and(col("error").isNull().or(col("error").equalTo("FUTURE_EVENT_TIME"))));
-    Dataset<Row> first =
-        kept.groupBy("event_id")
-            .agg(
-                min_by(
-                        struct(col("source"), col("event_time"), col("enqueued_time")),
-                        col("enqueued_time"))
-                    .as("f"))
-            .select("f.*");
-    Column[] at = new Column[levels.length];
-    for (int i = 0; i < levels.length; i++) {
-      at[i] = lit(levels[i]);
-    }
-    return first
-        .groupBy(col("source"), to_date(col("enqueued_time")).as("arrival_day"))
-        .agg(
-            count(lit(1)).as("n"),
-            percentile_approx(
-                    unix_micros(col("enqueued_time"))
-                        .minus(unix_micros(col("event_time")))
-                        .divide(1_000_000.0),
-                    array(at),
-                    lit(accuracy))
-                .as("quantiles"))
-        .collectAsList()
-        .size();
-  }
-
-  /** One plain scan of bronze: count, min and max of lateness in seconds. */
-  static Row latenessScan(SparkSession spark, String bronze) {
-    return spark
-        .read()
-        .format("delta")
-        .load(bronze)
-        .select(
-            unix_micros(col("enqueued_time"))
-                .minus(unix_micros(col("event_time")))
-                .divide(1_000_000.0)
-                .as("lateness_s"))
-        .agg(count(lit(1)), min("lateness_s"), max("lateness_s"))
-        .first();
-  }
-
-  /** The first copy of each {@code event_id}: earliest enqueued time, then earliest ingest. */
-  private static Dataset<Row> firstArrivals(Dataset<Row> rows) {
-    return rows.withColumn(
-            "rn",
-            row_number()
-                .over(
-                    Window.partitionBy("event_id")
-                        .orderBy(col("enqueued_time"), col("ingested_at"))))
-        .filter(col("rn").equalTo(1));
-  }
-
   private static Dataset<Row> parsed(SparkSession spark, String landing) {
     return spark
         .readStream()
@@ -338,7 +190,11 @@ final class Baselines {
             col("payload"));
   }
 
-  private static Dataset<Row> aggregate(Dataset<Row> events, Duration window) {
+  /**
+   * The metric per window and {@code device_id}: {@code window_start}, {@code window_end}, {@code
+   * device_id}, {@code events} (count), {@code bytes} (sum of {@code http_content_length}).
+   */
+  static Dataset<Row> aggregate(Dataset<Row> events, Duration window) {
     return events
         .groupBy(
             window(col("event_time"), window.toMillis() + " milliseconds").as("window"),

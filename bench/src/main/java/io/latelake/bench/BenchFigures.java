@@ -2,12 +2,12 @@ package io.latelake.bench;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
  * The bench's rows, in print order: each figure's name, group, unit, direction, target and note,
- * for the pairs a run recorded (a figure without a recorded pair is left out).
+ * for the pairs a run recorded (a figure without a recorded pair is left out). The correction
+ * group's rows, whose targets and notes depend on the run, are in {@link CorrectionFigures}.
  */
 final class BenchFigures {
   private final Map<String, List<Double>> ours;
@@ -153,79 +153,8 @@ final class BenchFigures {
         0.8,
         "three minimal hand-written stages through two Delta tables (from_json append, "
             + "dedup-bound's stream, the aggregate appended, not MERGEd) vs one query");
-    add(
-        out,
-        "correction",
-        "correction",
-        "s",
-        false,
-        correctionTarget,
-        "correct after a 1% late batch vs full recompute from bronze (time; target "
-            + "max(0.15, 2 f_w))"
-            + (failedChecks.contains("correction") ? "; OUTPUT DIFFERS" : "; output identical"),
-        false);
-    bound(
-        out,
-        "correction-bound",
-        "correction",
-        false,
-        correctionTarget,
-        "the least incremental correction, hand-written: windows of the rows ingested since, "
-            + "their recompute, one MERGE (no state, no log) vs full recompute");
-    add(
-        out,
-        "correction-history",
-        "correction",
-        "s",
-        false,
-        0.15,
-        "correct after a contiguous late batch (one device offline, 1% of the events) over "
-            + historyDays
-            + " days of bronze history vs full recompute from bronze (time)"
-            + (failedChecks.contains("correction-history")
-                ? "; OUTPUT DIFFERS"
-                : "; output identical"),
-        false);
-    add(
-        out,
-        "correction-history-spread",
-        "correction",
-        "s",
-        false,
-        0.15,
-        "correct after a late batch of the same size spread over 2% of the windows of the newest"
-            + " day (all devices) over the same "
-            + historyDays
-            + " days of history vs full recompute from bronze (time)"
-            + (failedChecks.contains("correction-history")
-                ? "; OUTPUT DIFFERS"
-                : "; output identical"),
-        false);
-    bound(
-        out,
-        "correction-history-bound",
-        "correction",
-        false,
-        0.15,
-        "correction-bound's least incremental correction over the same history and late batch "
-            + "(its MERGE into the recomputed table checked to leave it equal to gold) vs full "
-            + "recompute");
-    add(
-        out,
-        "correction-growth",
-        "correction",
-        "s",
-        false,
-        1.3,
-        "correct after the same late batch over "
-            + 4 * historyDays
-            + " vs "
-            + historyDays
-            + " days of history (time); the full recompute grew "
-            + (recomputeGrowth.isEmpty()
-                ? "-"
-                : String.format(Locale.ROOT, "%.2f×", Figure.median(recomputeGrowth))),
-        false);
+    new CorrectionFigures(this, failedChecks, correctionTarget, historyDays, recomputeGrowth)
+        .addTo(out);
     add(
         out,
         "profile",
@@ -264,12 +193,13 @@ final class BenchFigures {
   }
 
   /** A bound row (seconds) for the figure with {@code target}, see {@link Figure#bound()}. */
-  private void bound(
+  void bound(
       List<Figure> out, String name, String group, boolean atLeast, double target, String note) {
     add(out, name, group, "s", atLeast, target, note, true);
   }
 
-  private void add(
+  /** Adds the row of figure {@code name} to {@code out} if the run recorded its pairs. */
+  void add(
       List<Figure> out,
       String name,
       String group,

@@ -201,22 +201,7 @@ public final class BenchMain implements Callable<Integer> {
     SparkSession spark = SparkSessions.create("latelake-bench", config);
     try {
       if (scaleOutChild) {
-        if (small != null) {
-          // The same untimed warm-up as the parent's, so that neither master's figure carries
-          // the JVM's first-run cost.
-          Bench.lockStep(spark, config, small, dir.resolve("warm-up"));
-        }
-        StringBuilder seconds = new StringBuilder();
-        TaskTime tasks = new TaskTime();
-        spark.sparkContext().addSparkListener(tasks);
-        for (int r = 0; r < repeats; r++) {
-          tasks.reset(spark);
-          double s = Bench.lockStep(spark, config, data, dir.resolve("repeat-" + (r + 1)));
-          double t = tasks.seconds(spark);
-          LOG.info("scale-out repeat {}/{}: {} s, of which {} s in tasks", r + 1, repeats, s, t);
-          seconds.append(s).append(' ').append(t).append('\n');
-        }
-        BenchReport.write(dir.resolve("seconds.txt"), seconds.toString());
+        ScaleOutChild.measure(spark, config, small, data, repeats, dir);
         return ExitCode.OK.code();
       }
       if (small != null) {
@@ -290,28 +275,7 @@ public final class BenchMain implements Callable<Integer> {
    */
   private List<Bench.ChildRun> child(String master, int repeats, Path dir) {
     Path childDir = dir.resolve("scale-out-" + master.replaceAll("[^0-9a-z]", ""));
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "--scale-out-child",
-                "--events",
-                Long.toString(events),
-                "--repeats",
-                Integer.toString(repeats),
-                "--slices",
-                Integer.toString(slices),
-                "--seed",
-                Long.toString(seed),
-                "--warm-up",
-                Long.toString(warmUp),
-                "--work",
-                childDir.toString()));
-    if (configFile != null) {
-      args.addAll(List.of("--config", configFile.toString()));
-    }
-    if (latenessFile != null) {
-      args.addAll(List.of("--lateness", latenessFile.toString()));
-    }
-    return ScaleOutChild.run(master, repeats, childDir, args, home());
+    return ScaleOutChild.run(
+        master, repeats, childDir, ScaleOutChild.args(this, repeats, childDir), home());
   }
 }

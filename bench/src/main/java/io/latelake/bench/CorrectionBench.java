@@ -84,7 +84,8 @@ final class CorrectionBench {
                         .run());
     String recomputed = ref + "/recomputed";
     double reference =
-        Bench.time(() -> Baselines.recompute(spark, t.bronzeEvents(), recomputed, metric.window()));
+        Bench.time(
+            () -> BatchBaselines.recompute(spark, t.bronzeEvents(), recomputed, metric.window()));
     Instant watermark = result[0].metrics().get(0).watermark();
     Dataset<Row> published =
         closed(spark.read().format("delta").load(t.gold(metric.name())), watermark);
@@ -113,7 +114,7 @@ final class CorrectionBench {
     double least =
         Bench.time(
             () ->
-                Baselines.incrementalRecompute(
+                BatchBaselines.incrementalRecompute(
                     spark, t.bronzeEvents(), recomputed, beforeLate, metric.window()));
     recorded.record("correction-bound", least, reference);
     // The bound MERGEd its recompute of the touched windows into the recomputed table: that

@@ -68,7 +68,7 @@ final class HistoryBench {
    * @param correct seconds of the timed {@code correct}
    * @param recompute seconds of the full recompute of gold from bronze
    * @param bound seconds of the least incremental correction ({@link
-   *     Baselines#incrementalRecompute}) MERGEd into the recomputed table
+   *     BatchBaselines#incrementalRecompute}) MERGEd into the recomputed table
    * @param differences closed gold rows that differ between {@code correct}'s gold and the
    *     recompute, before and after the bound's MERGE into it (0 when all agree)
    * @param restated gold rows the timed {@code correct} changed
@@ -169,7 +169,8 @@ final class HistoryBench {
     double correct = Bench.time(() -> result[0] = correct());
     String recomputed = ref + "/recomputed-" + days + "d";
     double recompute =
-        Bench.time(() -> Baselines.recompute(spark, t.bronzeEvents(), recomputed, metric.window()));
+        Bench.time(
+            () -> BatchBaselines.recompute(spark, t.bronzeEvents(), recomputed, metric.window()));
     Instant watermark = result[0].metrics().get(0).watermark();
     Dataset<Row> published =
         CorrectionBench.closed(spark.read().format("delta").load(t.gold(metric.name())), watermark);
@@ -179,7 +180,7 @@ final class HistoryBench {
     double bound =
         Bench.time(
             () ->
-                Baselines.incrementalRecompute(
+                BatchBaselines.incrementalRecompute(
                     spark, t.bronzeEvents(), recomputed, beforeBatch, metric.window()));
     differences +=
         differences(

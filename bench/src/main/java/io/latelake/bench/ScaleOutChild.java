@@ -1,5 +1,6 @@
 package io.latelake.bench;
 
+import com.typesafe.config.Config;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -7,17 +8,50 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The scale-out figure's child JVM: the bench's lock-step fast path on another Spark master, run as
- * {@code BenchMain --scale-out-child}, with this JVM's module and memory options.
+ * {@code BenchMain --scale-out-child}, with this JVM's module and memory options. The parent starts
+ * it and reads its times ({@link #run}); the child measures and writes them ({@link #measure}).
  */
 final class ScaleOutChild {
   private static final Logger LOG = LoggerFactory.getLogger(ScaleOutChild.class);
 
   private ScaleOutChild() {}
+
+  /**
+   * The bench's options for a child: the parent's data options ({@code --events}, {@code --slices},
+   * {@code --seed}, {@code --warm-up}, {@code --config}, {@code --lateness}), {@code repeats} runs
+   * and {@code --work childDir}, with {@code --scale-out-child}.
+   */
+  static List<String> args(BenchMain options, int repeats, Path childDir) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--scale-out-child",
+                "--events",
+                Long.toString(options.events),
+                "--repeats",
+                Integer.toString(repeats),
+                "--slices",
+                Integer.toString(options.slices),
+                "--seed",
+                Long.toString(options.seed),
+                "--warm-up",
+                Long.toString(options.warmUp),
+                "--work",
+                childDir.toString()));
+    if (options.configFile != null) {
+      args.addAll(List.of("--config", options.configFile.toString()));
+    }
+    if (options.latenessFile != null) {
+      args.addAll(List.of("--lateness", options.latenessFile.toString()));
+    }
+    return args;
+  }
 
   /**
    * @param master the child's Spark master
@@ -87,5 +121,40 @@ final class ScaleOutChild {
       Thread.currentThread().interrupt();
       throw new BenchException("Interrupted while the scale-out JVM on " + master + " ran", e);
     }
+  }
+
+  /**
+   * The child's side: the untimed warm-up once, then the lock-step fast path ({@link
+   * Bench#lockStep}) once per repeat, each in a fresh lake under {@code dir}; writes {@code
+   * seconds.txt} there, one line per repeat: wall-clock seconds, then the seconds of its Spark
+   * tasks ({@link TaskTime}).
+   *
+   * @param config effective config with the phone data's schema and metric
+   * @param small the warm-up data, the parent's; null: no warm-up
+   * @param dir the child's work folder
+   */
+  static void measure(
+      SparkSession spark,
+      Config config,
+      SyntheticEvents small,
+      SyntheticEvents data,
+      int repeats,
+      Path dir) {
+    if (small != null) {
+      // The same untimed warm-up as the parent's, so that neither master's figure carries
+      // the JVM's first-run cost.
+      Bench.lockStep(spark, config, small, dir.resolve("warm-up"));
+    }
+    StringBuilder seconds = new StringBuilder();
+    TaskTime tasks = new TaskTime();
+    spark.sparkContext().addSparkListener(tasks);
+    for (int r = 0; r < repeats; r++) {
+      tasks.reset(spark);
+      double s = Bench.lockStep(spark, config, data, dir.resolve("repeat-" + (r + 1)));
+      double t = tasks.seconds(spark);
+      LOG.info("scale-out repeat {}/{}: {} s, of which {} s in tasks", r + 1, repeats, s, t);
+      seconds.append(s).append(' ').append(t).append('\n');
+    }
+    BenchReport.write(dir.resolve("seconds.txt"), seconds.toString());
   }
 }

@@ -1,0 +1,175 @@
+package io.latelake.bench;
+
+import static org.apache.spark.sql.functions.array;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.floor;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.max;
+import static org.apache.spark.sql.functions.min;
+import static org.apache.spark.sql.functions.min_by;
+import static org.apache.spark.sql.functions.percentile_approx;
+import static org.apache.spark.sql.functions.row_number;
+import static org.apache.spark.sql.functions.struct;
+import static org.apache.spark.sql.functions.to_date;
+import static org.apache.spark.sql.functions.unix_micros;
+
+import io.delta.tables.DeltaTable;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.expressions.Window;
+
+/**
+ * The hand-written batch jobs latelake is measured against, reading the bronze table: the full
+ * recompute of the metric and the least incremental correction (correction group), the least
+ * lateness profile and one plain scan (profile group). Gold tables have {@link
+ * Baselines#aggregate}'s schema; the streams are in {@link Baselines}.
+ */
+final class BatchBaselines {
+  private BatchBaselines() {}
+
+  /**
+   * Full recompute of the metric from bronze: valid rows, exact dedup on {@code event_id} (earliest
+   * enqueued time wins), windows, overwrite.
+   */
+  static void recompute(SparkSession spark, String bronze, String out, Duration window) {
+    Dataset<Row> valid = spark.read().format("delta").load(bronze).filter(col("error").isNull());
+    Baselines.aggregate(firstArrivals(valid), window)
+        .write()
+        .format("delta")
+        .mode("overwrite")
+        .save(out);
+  }
+
+  /**
+   * The least an incremental correction does, on Spark and Delta alone: the windows of the bronze
+   * rows ingested after {@code since} (a filter on {@code ingested_at}, which Delta's file
+   * statistics prune), those windows recomputed from bronze (a filter on their event-time range,
+   * pruned the same way; dedup among their rows only, so it does less than the exact dedup over
+   * every copy of an id), and one MERGE into {@code out} on (window_start, device_id) with the
+   * windows' range in the condition. No state, no log, no audit. Bounds the correction figure.
+   *
+   * @param out a gold table of {@link #recompute}'s schema
+   * @return the number of windows touched
+   */
+  static int incrementalRecompute(
+      SparkSession spark, String bronze, String out, Instant since, Duration window) {
+    long w = window.toMillis() * 1000;
+    Column index = floor(unix_micros(col("event_time")).divide(w));
+    Dataset<Row> valid = spark.read().format("delta").load(bronze).filter(col("error").isNull());
+    List<Long> touched =
+        valid
+            .filter(col("ingested_at").gt(lit(Timestamp.from(since))))
+            .select(index.as("w"))
+            .distinct()
+            .collectAsList()
+            .stream()
+            .map(r -> r.getLong(0))
+            .toList();
+    if (touched.isEmpty()) {
+      return 0;
+    }
+    long lo = touched.stream().mapToLong(Long::longValue).min().getAsLong();
+    long hi = touched.stream().mapToLong(Long::longValue).max().getAsLong();
+    Timestamp from = Timestamp.from(Instant.EPOCH.plus(Duration.ofNanos(lo * w * 1000)));
+    Timestamp to = Timestamp.from(Instant.EPOCH.plus(Duration.ofNanos((hi + 1) * w * 1000)));
+    Dataset<Row> rows =
+        valid
+            .filter(col("event_time").geq(lit(from)).and(col("event_time").lt(lit(to))))
+            .filter(index.isin(touched.toArray()));
+    Dataset<Row> first = firstArrivals(rows);
+    DeltaTable.forPath(spark, out)
+        .as("t")
+        .merge(
+            Baselines.aggregate(first, window).as("s"),
+            "t.window_start >= TIMESTAMP '"
+                + from.toInstant()
+                + "' AND t.window_start < TIMESTAMP '"
+                + to.toInstant()
+                + "' AND t.window_start = s.window_start AND t.device_id = s.device_id")
+        .whenMatched()
+        .updateAll()
+        .whenNotMatched()
+        .insertAll()
+        .execute();
+    return touched.size();
+  }
+
+  /**
+   * The least a lateness profile does: bronze's rows with both times (valid, or future-dated), the
+   * first arrival of each {@code event_id} ({@code min_by} on enqueued time), then per source and
+   * arrival day the count and one {@code percentile_approx} of lateness at {@code levels}. No
+   * arrival-order watermark flags, no other counts, nothing written. Bounds the profile figure.
+   *
+   * @return the number of (source, day) groups
+   */
+  static int minimalProfile(SparkSession spark, String bronze, double[] levels, int accuracy) {
+    Dataset<Row> kept =
+        spark
+            .read()
+            .format("delta")
+            .load(bronze)
+            .filter(
+                col("event_time")
+                    .isNotNull()
+                    .and(col("enqueued_time").isNotNull())
+                    .and(col("error").isNull().or(col("error").equalTo("FUTURE_EVENT_TIME"))));
+    Dataset<Row> first =
+        kept.groupBy("event_id")
+            .agg(
+                min_by(
+                        struct(col("source"), col("event_time"), col("enqueued_time")),
+                        col("enqueued_time"))
+                    .as("f"))
+            .select("f.*");
+    Column[] at = new Column[levels.length];
+    for (int i = 0; i < levels.length; i++) {
+      at[i] = lit(levels[i]);
+    }
+    return first
+        .groupBy(col("source"), to_date(col("enqueued_time")).as("arrival_day"))
+        .agg(
+            count(lit(1)).as("n"),
+            percentile_approx(
+                    unix_micros(col("enqueued_time"))
+                        .minus(unix_micros(col("event_time")))
+                        .divide(1_000_000.0),
+                    array(at),
+                    lit(accuracy))
+                .as("quantiles"))
+        .collectAsList()
+        .size();
+  }
+
+  /** One plain scan of bronze: count, min and max of lateness in seconds. */
+  static Row latenessScan(SparkSession spark, String bronze) {
+    return spark
+        .read()
+        .format("delta")
+        .load(bronze)
+        .select(
+            unix_micros(col("enqueued_time"))
+                .minus(unix_micros(col("event_time")))
+                .divide(1_000_000.0)
+                .as("lateness_s"))
+        .agg(count(lit(1)), min("lateness_s"), max("lateness_s"))
+        .first();
+  }
+
+  /** The first copy of each {@code event_id}: earliest enqueued time, then earliest ingest. */
+  private static Dataset<Row> firstArrivals(Dataset<Row> rows) {
+    return rows.withColumn(
+            "rn",
+            row_number()
+                .over(
+                    Window.partitionBy("event_id")
+                        .orderBy(col("enqueued_time"), col("ingested_at"))))
+        .filter(col("rn").equalTo(1));
+  }
+}
