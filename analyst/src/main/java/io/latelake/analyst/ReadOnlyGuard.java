@@ -31,7 +31,6 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.trees.TreeNode;
 import org.apache.spark.sql.delta.UnresolvedPathBasedDeltaTable;
 import org.apache.spark.sql.delta.UnresolvedPathBasedTable;
-import org.apache.spark.sql.types.DataType;
 import org.apache.spark.unsafe.types.UTF8String;
 import scala.jdk.javaapi.CollectionConverters;
 
@@ -43,10 +42,10 @@ import scala.jdk.javaapi.CollectionConverters;
  * naming what was refused, unless {@code latelake sql --allow-writes}:
  *
  * <ul>
- *   <li>a node that is not one of {@link #READ_NODES} (query nodes, SHOW, DESCRIBE): INSERT, MERGE,
- *       DELETE, UPDATE, CREATE, DROP, ALTER, OPTIMIZE, VACUUM, CACHE, SET, RESET, USE, ADD JAR /
- *       FILE / ARCHIVE, CREATE / DROP FUNCTION, DECLARE / SET VARIABLE, EXECUTE IMMEDIATE, CALL,
- *       EXPLAIN ...: they write, change the session or run other SQL;
+ *   <li>a node that is not one of {@link PlanNodes#READ_NODES} (query nodes, SHOW, DESCRIBE):
+ *       INSERT, MERGE, DELETE, UPDATE, CREATE, DROP, ALTER, OPTIMIZE, VACUUM, CACHE, SET, RESET,
+ *       USE, ADD JAR / FILE / ARCHIVE, CREATE / DROP FUNCTION, DECLARE / SET VARIABLE, EXECUTE
+ *       IMMEDIATE, CALL, EXPLAIN ...: they write, change the session or run other SQL;
  *   <li>a function call other than a Spark built-in, or a denied one ({@link ReadOnlyFunctions}):
  *       reflection, file access, user-defined and catalog functions;
  *   <li>a read by path other than a Delta table under {@code lake.root} ({@link LakePaths}): {@code
@@ -66,87 +65,10 @@ import scala.jdk.javaapi.CollectionConverters;
  * of each query before it runs and refuses denied built-ins and user-defined functions there. Paths
  * a view reads are the view's (views are created with writes allowed).
  *
- * <p>Over 300 lines: a fourth of them is {@link #READ_NODES}, one name a line; the function and
- * path rules live in {@link ReadOnlyFunctions} and {@link LakePaths}.
+ * <p>The allowed nodes and the walk over a node's members are in {@link PlanNodes}; the function
+ * and path rules in {@link ReadOnlyFunctions} and {@link LakePaths}.
  */
 public final class ReadOnlyGuard {
-  /** Options a read may carry ({@code WITH (...)}), lower case: Delta's time travel. */
-  static final Set<String> READ_OPTIONS = Set.of("versionasof", "timestampasof");
-
-  /** Simple class names of the logical plan nodes a read-only statement may contain. */
-  static final Set<String> READ_NODES =
-      Set.of(
-          // queries
-          "Project",
-          "Filter",
-          "Aggregate",
-          "Sort",
-          "GlobalLimit",
-          "LocalLimit",
-          "Offset",
-          "Tail",
-          "Join",
-          "LateralJoin",
-          "Union",
-          "Intersect",
-          "Except",
-          "Distinct",
-          "Deduplicate",
-          "SubqueryAlias",
-          "UnresolvedWith",
-          "WithCTE",
-          "CTERelationDef",
-          "CTERelationRef",
-          "UnionLoop",
-          "UnionLoopRef",
-          "UnresolvedRelation",
-          "RelationTimeTravel",
-          "OneRowRelation",
-          "LocalRelation",
-          "UnresolvedInlineTable",
-          "UnresolvedTableValuedFunction",
-          "UnresolvedTVFAliases",
-          "Generate",
-          "Expand",
-          "Window",
-          "WithWindowDefinition",
-          "Pivot",
-          "Unpivot",
-          "Sample",
-          "UnresolvedHint",
-          "RepartitionByExpression",
-          "Repartition",
-          "RebalancePartitions",
-          "UnresolvedSubqueryColumnAliases",
-          "Range",
-          "UnresolvedHaving",
-          "NamedParametersSupport",
-          // SHOW and DESCRIBE
-          "ShowTables",
-          "ShowTablesExtended",
-          "ShowViews",
-          "ShowNamespaces",
-          "ShowNamespacesCommand",
-          "ShowColumns",
-          "ShowTableProperties",
-          "ShowCreateTable",
-          "ShowPartitions",
-          "ShowFunctions",
-          "DescribeRelation",
-          "DescribeColumn",
-          "DescribeNamespace",
-          "DescribeFunction",
-          "UnresolvedNamespace",
-          "UnresolvedTableOrView",
-          "UnresolvedTable",
-          "UnresolvedView",
-          "CurrentNamespace",
-          "UnresolvedFunctionName",
-          "DescribeDeltaHistory",
-          "DescribeDeltaDetailCommand",
-          "UnresolvedPathBasedDeltaTable",
-          "UnresolvedPathBasedTable");
-
   private static final String READ_ONLY =
       "; latelake sql only reads unless --allow-writes is given";
 
@@ -195,15 +117,15 @@ public final class ReadOnlyGuard {
       } else if (next instanceof ExpressionWithUnresolvedIdentifier e) {
         todo.push(e.exprBuilder().apply(identifier(e.identifierExpr(), label), e.otherExprs()));
       } else if (next instanceof LogicalPlan p) {
-        String node = nodeName(p);
-        if (!READ_NODES.contains(node)) {
+        String node = PlanNodes.nodeName(p);
+        if (!PlanNodes.READ_NODES.contains(node)) {
           throw refused(label, "it is not read-only (Spark plans it as " + node + ")");
         }
         refuseIfPresent(planRefusal(p), label);
-        pushMembers(p, todo);
+        PlanNodes.pushMembers(p, todo);
       } else if (next instanceof Expression e) {
         refuseIfPresent(callRefusal(e), label);
-        pushMembers(e, todo);
+        PlanNodes.pushMembers(e, todo);
       }
     }
     return plan;
@@ -259,7 +181,8 @@ public final class ReadOnlyGuard {
       // Only time-travel options: any other can point the read at another location or file
       // (path, paths, rowValidationXSDPath, avroSchemaUrl, recursiveFileLookup, ...).
       for (String key : r.options().keySet().stream().sorted().toList()) {
-        if (why.isEmpty() && !READ_OPTIONS.contains(key.toLowerCase(java.util.Locale.ROOT))) {
+        if (why.isEmpty()
+            && !PlanNodes.READ_OPTIONS.contains(key.toLowerCase(java.util.Locale.ROOT))) {
           why =
               Optional.of(
                   "the option '"
@@ -340,42 +263,6 @@ public final class ReadOnlyGuard {
       return Optional.of(joined.toString());
     }
     return Optional.empty();
-  }
-
-  /**
-   * Pushes every plan and expression a node holds: its children and inner children, and whatever
-   * its fields hold, also inside options, collections, maps and tuples (a window definition, a
-   * hint's parameters, a CTE's definitions).
-   */
-  private static void pushMembers(TreeNode<?> node, Deque<Object> todo) {
-    pushAll(node.productIterator(), todo);
-    for (Object child : CollectionConverters.asJava(node.children())) {
-      todo.push(child);
-    }
-    for (Object inner : CollectionConverters.asJava(node.innerChildren())) {
-      todo.push(inner);
-    }
-  }
-
-  private static void pushAll(scala.collection.Iterator<?> values, Deque<Object> todo) {
-    while (values.hasNext()) {
-      Object value = values.next();
-      if (value instanceof TreeNode<?>) {
-        todo.push(value);
-      } else if (value instanceof scala.Option<?> o) {
-        pushAll(o.iterator(), todo);
-      } else if (value instanceof scala.collection.Iterable<?> i) {
-        pushAll(i.iterator(), todo);
-      } else if (value instanceof scala.Product p && !(value instanceof DataType)) {
-        pushAll(p.productIterator(), todo);
-      }
-    }
-  }
-
-  private static String nodeName(LogicalPlan p) {
-    // A Scala case object (CurrentNamespace of a plain SHOW TABLES) is a class named with a '$'.
-    String name = p.getClass().getSimpleName();
-    return name.endsWith("$") ? name.substring(0, name.length() - 1) : name;
   }
 
   private static void refuseIfPresent(Optional<String> why, String label) {
