@@ -24,9 +24,10 @@ import org.apache.spark.sql.Row;
  * holdout} share of arrivals), then for every tumbling event-time window that starts after the
  * cutoff and whose end + the largest age is within the timeline, the prediction at each age a is
  * compared with what had actually arrived by window end + a, as a share of all of the window's
- * events in the timeline.
+ * events in the timeline. Test code: {@code RealDataProfileTest} back-tests the model on the real
+ * data with it; no job calls it.
  */
-public final class CompletenessValidation {
+final class CompletenessValidation {
   private CompletenessValidation() {}
 
   /**
