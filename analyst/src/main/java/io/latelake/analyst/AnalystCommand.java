@@ -4,6 +4,8 @@ import com.typesafe.config.Config;
 import io.latelake.core.ExitCode;
 import io.latelake.core.cli.ConfigOptions;
 import io.latelake.core.config.ConfigLoader;
+import io.latelake.core.job.JobContext;
+import io.latelake.core.table.TableRegistry;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
@@ -29,7 +31,11 @@ abstract class AnalystCommand<T> implements Callable<Integer> {
   /** Validates config and options. Must not touch Spark. */
   abstract T prepare(Config config);
 
-  abstract ExitCode run(SparkSession spark, Config config, T prepared);
+  /**
+   * Runs the command's batch action ({@link io.latelake.core.job.BatchAction}: run id, Spark job
+   * descriptions, result record) in a context on the lake of {@code lake.root}.
+   */
+  abstract ExitCode run(JobContext context, Config config, T prepared);
 
   /**
    * The command this one is a subcommand of: a {@link CommandGroup} ({@code catalog}, {@code
@@ -69,7 +75,8 @@ abstract class AnalystCommand<T> implements Callable<Integer> {
     }
     SparkSession spark = AnalystSessions.create(appName(), config);
     try {
-      return run(spark, config, prepared).code();
+      return run(JobContext.start(spark, TableRegistry.fromConfig(config)), config, prepared)
+          .code();
     } finally {
       spark.stop();
     }

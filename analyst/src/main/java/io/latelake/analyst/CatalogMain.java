@@ -5,8 +5,8 @@ import io.latelake.core.ExitCode;
 import io.latelake.core.catalog.CatalogConfig;
 import io.latelake.core.catalog.CatalogRegister;
 import io.latelake.core.cli.Launcher;
+import io.latelake.core.job.JobContext;
 import java.io.PrintWriter;
-import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -48,23 +48,16 @@ public final class CatalogMain extends CommandGroup {
     }
 
     @Override
-    ExitCode run(SparkSession spark, Config config, CatalogConfig prepared) {
-      CatalogRegister.Result r = new CatalogRegister(spark, prepared).run();
+    ExitCode run(JobContext context, Config config, CatalogConfig prepared) {
+      CatalogRegister.Result r = new RegisterAction(context, prepared).run();
       print(spec.commandLine().getOut(), r);
-      return ExitCode.OK;
+      return r.exitCode();
     }
   }
 
   /** Prints what {@link CatalogRegister#run} registered. */
   public static void print(PrintWriter out, CatalogRegister.Result r) {
-    out.printf(
-        "catalog: %d tables registered, %d already registered, %d column comments set, "
-            + "%d views created or replaced, %d unchanged%n",
-        r.tablesCreated(),
-        r.tablesUnchanged(),
-        r.commentsSet(),
-        r.viewsCreated(),
-        r.viewsUnchanged());
+    out.println(r.summary());
     for (String n : r.names()) {
       out.println("  " + n);
     }

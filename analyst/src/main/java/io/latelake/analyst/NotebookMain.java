@@ -5,6 +5,7 @@ import io.latelake.core.ExitCode;
 import io.latelake.core.catalog.CatalogConfig;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.job.JobContext;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -13,7 +14,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -104,22 +104,20 @@ public final class NotebookMain extends CommandGroup {
     }
 
     @Override
-    ExitCode run(SparkSession spark, Config config, Prepared p) {
-      ReadOnlyGuard guard =
-          ReadOnlyGuard.forLake(
-              spark, io.latelake.core.table.TableRegistry.fromConfig(config).root());
-      NotebookRunner.Result r =
-          new NotebookRunner(spark, maxRows, guard).run(p.notebook(), p.params());
-      write(p.output(), NotebookRunner.html(r));
+    ExitCode run(JobContext context, Config config, Prepared p) {
+      ReadOnlyGuard guard = ReadOnlyGuard.forLake(context.spark(), context.tables().root());
+      NotebookAction.Result r =
+          new NotebookAction(
+                  context,
+                  new NotebookAction.Options(p.notebook(), p.params(), p.output(), maxRows, guard))
+              .run();
       PrintWriter out = spec.commandLine().getOut();
-      out.printf(
-          "notebook %s: %d cells, %d failed; page: %s%n",
-          p.notebook().name(), r.cells().size(), r.failed(), p.output().toAbsolutePath());
-      r.cells().stream()
+      out.println(r.summary());
+      r.run().cells().stream()
           .filter(c -> c.error().isPresent())
           .forEach(c -> out.println("  failed: " + c.error().get()));
       out.flush();
-      return r.failed() == 0 ? ExitCode.OK : ExitCode.RUNTIME_FAILURE;
+      return r.exitCode();
     }
   }
 

@@ -5,6 +5,7 @@ import io.latelake.core.ExitCode;
 import io.latelake.core.catalog.CatalogConfig;
 import io.latelake.core.cli.Launcher;
 import io.latelake.core.config.LakeConfigException;
+import io.latelake.core.job.JobContext;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -131,47 +132,32 @@ public final class SqlMain extends AnalystCommand<List<String>> {
   }
 
   @Override
-  ExitCode run(SparkSession spark, Config config, List<String> statements) {
+  ExitCode run(JobContext context, Config config, List<String> statements) {
     PrintWriter out = spec.commandLine().getOut();
     Optional<ReadOnlyGuard> guard =
         allowWrites
             ? Optional.empty()
-            : Optional.of(
-                ReadOnlyGuard.forLake(
-                    spark, io.latelake.core.table.TableRegistry.fromConfig(config).root()));
-    execute(spark, statements, guard, format, maxRows, out);
-    return ExitCode.OK;
+            : Optional.of(ReadOnlyGuard.forLake(context.spark(), context.tables().root()));
+    return execute(context, statements, guard, format, maxRows, out).exitCode();
   }
 
   /**
-   * Checks every statement (with a guard: each parsed plan; else that it parses), then runs them in
-   * order and prints each result. With a guard, each query's analyzed plan is checked before it
-   * runs, so the statements before one refused there have run.
+   * Checks every statement, then runs them in order and prints each result ({@link SqlAction}).
    *
    * @param guard the read-only guard; empty with {@code --allow-writes}
+   * @return how many statements ran
    * @throws RefusedSqlException (exit 2) for a refused or unparsable statement, or one naming a
    *     missing table or column
    */
-  public static void execute(
-      SparkSession spark,
+  static SqlAction.Result execute(
+      JobContext context,
       List<String> statements,
       Optional<ReadOnlyGuard> guard,
       String format,
       int maxRows,
       PrintWriter out) {
-    for (int i = 0; i < statements.size(); i++) {
-      String label = label(i, statements.size());
-      if (guard.isPresent()) {
-        guard.get().check(statements.get(i), label);
-      } else {
-        ReadOnlyGuard.parse(spark, statements.get(i), label);
-      }
-    }
-    for (int i = 0; i < statements.size(); i++) {
-      Dataset<Row> df = run(spark, statements.get(i), label(i, statements.size()), guard);
-      print(df, format, maxRows, out);
-      out.flush();
-    }
+    return new SqlAction(context, new SqlAction.Options(statements, guard, format, maxRows, out))
+        .run();
   }
 
   /** Added to a missing table's error: the lake's tables are known by name once registered. */
@@ -210,7 +196,7 @@ public final class SqlMain extends AnalystCommand<List<String>> {
     }
   }
 
-  private static String label(int i, int n) {
+  static String label(int i, int n) {
     return n == 1 ? "the statement" : "statement " + (i + 1);
   }
 

@@ -65,6 +65,12 @@ class ReadOnlyGuardTest extends SparkTestBase {
     return tmp.resolve("lake").toString();
   }
 
+  /** A context on this test's lake, for {@link SqlMain#execute}. */
+  io.latelake.core.job.JobContext context() {
+    return io.latelake.core.job.JobContext.start(
+        spark, new io.latelake.core.table.TableRegistry(lake()));
+  }
+
   ReadOnlyGuard guard() {
     return ReadOnlyGuard.forLake(spark, lake());
   }
@@ -260,7 +266,7 @@ class ReadOnlyGuardTest extends SparkTestBase {
     assertThatThrownBy(
             () ->
                 SqlMain.execute(
-                    spark,
+                    context(),
                     List.of("SELECT * FROM latelake_gold.sneaky"),
                     Optional.of(guard()),
                     "table",
@@ -272,7 +278,7 @@ class ReadOnlyGuardTest extends SparkTestBase {
     assertThatThrownBy(
             () ->
                 SqlMain.execute(
-                    spark,
+                    context(),
                     List.of("SELECT x FROM shouted"),
                     Optional.of(guard()),
                     "table",

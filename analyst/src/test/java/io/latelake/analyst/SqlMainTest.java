@@ -58,6 +58,12 @@ class SqlMainTest extends SparkTestBase {
     spark.sql("CREATE TABLE latelake_gold.corrections_log USING delta LOCATION '" + log + "'");
   }
 
+  /** A context on this test's lake, for {@link SqlMain#execute}. */
+  io.latelake.core.job.JobContext context() {
+    return io.latelake.core.job.JobContext.start(
+        spark, new io.latelake.core.table.TableRegistry(tmp.toString()));
+  }
+
   ReadOnlyGuard guard() {
     return ReadOnlyGuard.forLake(spark, tmp.toString());
   }
@@ -65,7 +71,12 @@ class SqlMainTest extends SparkTestBase {
   String run(String sql, String format) {
     StringWriter text = new StringWriter();
     SqlMain.execute(
-        spark, Statements.split(sql), Optional.of(guard()), format, 1000, new PrintWriter(text));
+        context(),
+        Statements.split(sql),
+        Optional.of(guard()),
+        format,
+        1000,
+        new PrintWriter(text));
     return text.toString();
   }
 
@@ -199,7 +210,7 @@ class SqlMainTest extends SparkTestBase {
     assertThatThrownBy(
             () ->
                 SqlMain.execute(
-                    spark,
+                    context(),
                     Statements.split(
                         "SELECT 1; -- fine; really\nDELETE FROM latelake_gold.page_5m; SELECT 2"),
                     Optional.of(guard()),
@@ -229,7 +240,7 @@ class SqlMainTest extends SparkTestBase {
   void allowWritesLiftsTheGuard() {
     long before = AnalystLake.version(spark, log);
     SqlMain.execute(
-        spark,
+        context(),
         List.of("INSERT INTO latelake_gold.corrections_log VALUES " + "('r2', 'page_5m')"),
         Optional.empty(),
         "table",

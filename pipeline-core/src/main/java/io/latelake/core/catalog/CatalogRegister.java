@@ -73,7 +73,23 @@ public final class CatalogRegister {
       int commentsSet,
       int viewsCreated,
       int viewsUnchanged,
-      List<String> names) {}
+      List<String> names)
+      implements io.latelake.core.job.ActionResult {
+    @Override
+    public String summary() {
+      return "catalog: "
+          + tablesCreated
+          + " tables registered, "
+          + tablesUnchanged
+          + " already registered, "
+          + commentsSet
+          + " column comments set, "
+          + viewsCreated
+          + " views created or replaced, "
+          + viewsUnchanged
+          + " unchanged";
+    }
+  }
 
   /**
    * @return what was registered

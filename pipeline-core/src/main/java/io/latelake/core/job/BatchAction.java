@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
  * A batch action, in the manner of Iceberg's Spark actions: built from the run's {@link JobContext}
  * and its validated options, one {@link #run()} that returns an immutable result record. Each step
  * runs under a Spark job description ({@code <run id>: <step>}), so the Spark UI shows which step a
- * job belongs to. The correction path's actions, the profiler's and {@code backfill} are actions.
+ * job belongs to. The correction path's actions, the profiler's, {@code backfill} and the analyst
+ * commands' ({@code sql}, {@code notebook run}, {@code catalog register}) are actions.
  *
  * @param <O> the validated options
  * @param <R> the result record: its summary, figures and exit code ({@link ActionResult})
