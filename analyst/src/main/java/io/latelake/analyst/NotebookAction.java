@@ -9,8 +9,8 @@ import java.util.Map;
 
 /**
  * {@code latelake notebook run}'s work as a batch action: the notebook's cells run in order ({@link
- * NotebookRunner}, under the Spark job description {@code notebook-<start>-<suffix>: notebook
- * <name>}), then the HTML page is written.
+ * NotebookRunner}; each cell's Spark jobs under the description {@code notebook-<start>-<suffix>:
+ * run cells, <name> cell <i>}), then the HTML page is written.
  */
 final class NotebookAction extends BatchAction<NotebookAction.Options, NotebookAction.Result> {
   /**
@@ -65,7 +65,7 @@ final class NotebookAction extends BatchAction<NotebookAction.Options, NotebookA
   public Result run() {
     NotebookRunner.Result r =
         step(
-            "notebook " + options.notebook().name(),
+            "run cells",
             () ->
                 new NotebookRunner(spark, options.maxRows(), options.guard())
                     .run(options.notebook(), options.params()));

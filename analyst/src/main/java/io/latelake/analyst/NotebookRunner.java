@@ -100,6 +100,8 @@ public final class NotebookRunner {
       params.put(e.getKey(), e.getValue());
     }
     List<CellResult> out = new ArrayList<>();
+    // a caller's description (a batch action's step) stays in front of each cell's
+    String outer = spark.sparkContext().getLocalProperty("spark.job.description");
     int index = 0;
     for (Notebook.Cell cell : notebook.cells()) {
       index++;
@@ -108,7 +110,10 @@ public final class NotebookRunner {
         continue;
       }
       long start = System.nanoTime();
-      spark.sparkContext().setJobDescription(notebook.name() + " cell " + index);
+      spark
+          .sparkContext()
+          .setJobDescription(
+              (outer == null ? "" : outer + ", ") + notebook.name() + " cell " + index);
       try {
         ResultTable last = null;
         List<String> statements = Statements.split(cell.text());
@@ -137,7 +142,7 @@ public final class NotebookRunner {
         LOG.warn("{} cell {} failed: {}", notebook.name(), index, message);
         out.add(new CellResult(cell, Optional.empty(), ms, Optional.of(message)));
       } finally {
-        spark.sparkContext().setJobDescription(null);
+        spark.sparkContext().setJobDescription(outer);
       }
     }
     return new Result(notebook, params, out);

@@ -12,9 +12,9 @@ import org.apache.spark.sql.Row;
 /**
  * {@code latelake sql}'s work as a batch action: every statement is checked first (with a guard:
  * its parsed plan; else that it parses), then each runs and its result is printed, in order. Each
- * statement runs under the Spark job description {@code sql-<start>-<suffix>: statement i of n}.
- * With a guard, each query's analyzed plan is checked before it runs, so the statements before one
- * refused there have run.
+ * statement runs under the Spark job description {@code sql-<start>-<suffix>: statement i of n}
+ * ({@code the statement} when there is one). With a guard, each query's analyzed plan is checked
+ * before it runs, so the statements before one refused there have run.
  */
 final class SqlAction extends BatchAction<SqlAction.Options, SqlAction.Result> {
   /**

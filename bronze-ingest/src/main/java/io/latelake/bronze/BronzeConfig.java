@@ -92,6 +92,8 @@ public record BronzeConfig(
     for (int i = 0; i < topics.size(); i++) {
       KafkaOptions.requireLegalTopic(k.key("topics") + "[" + i + "]", topics.get(i));
     }
+    io.latelake.core.config.ConfigChecks.describe(
+        k.key("topics"), "list of legal Kafka topic names (not empty with source = kafka)");
     return new BronzeConfig(
         source,
         trigger,

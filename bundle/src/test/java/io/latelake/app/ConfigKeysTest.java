@@ -126,7 +126,8 @@ class ConfigKeysTest {
           readAll(ConfigLoader.load(Optional.empty(), sets));
           seen.add("accepted");
         } catch (LakeConfigException ex) {
-          if (ex.getMessage().contains("'" + key)) {
+          if ((ex.getMessage().contains("'" + key + "'")
+              || ex.getMessage().contains("'" + key + "."))) {
             refused = true;
             break;
           }

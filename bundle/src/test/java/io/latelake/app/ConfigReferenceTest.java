@@ -105,7 +105,8 @@ class ConfigReferenceTest {
       md.append("| `")
           .append(k.path())
           .append("` | ")
-          .append(markdownText(String.join("; ", checks.get(k.path()))))
+          .append(
+              markdownText(String.join("; ", checks.getOrDefault(k.path(), Set.of("NOT CHECKED")))))
           .append(" | `")
           .append(k.value().replace("|", "\\|"))
           .append("` | ")

@@ -120,6 +120,8 @@ public record ProfilerConfig(
           "[]",
           "give at least one coverage target, e.g. [0.99, 0.999]");
     }
+    io.latelake.core.config.ConfigChecks.describe(
+        s.key("watermark-coverage"), "list of numbers in (0, 1), not empty");
     double correction = share(s, "correction-coverage");
     int steps = s.intBetween("cdf-steps", 10, 100_000);
     List<AlertRule> rules = new ArrayList<>();
@@ -134,6 +136,7 @@ public record ProfilerConfig(
       throw LakeConfigException.invalid(
           s.key("drop-max-share"), maxShare, "must be between 0 and 1 (0: off)");
     }
+    io.latelake.core.config.ConfigChecks.describe(s.key("drop-max-share"), "number in [0, 1]");
     String dir = s.optionalString("report-dir");
     if (dir.isEmpty()) {
       dir = io.latelake.core.table.TableRegistry.fromConfig(root).root() + "/reports/lateness";
@@ -144,6 +147,7 @@ public record ProfilerConfig(
       throw LakeConfigException.invalid(
           s.key("target-drop-share"), target, "must be a share at least 0 and below 1");
     }
+    io.latelake.core.config.ConfigChecks.describe(s.key("target-drop-share"), "number in [0, 1)");
     return new ProfilerConfig(
         lookback,
         accuracy,
@@ -194,6 +198,7 @@ public record ProfilerConfig(
     if (!(v > 0 && v < 1)) {
       throw LakeConfigException.invalid(s.key(path), v, "must be a share strictly between 0 and 1");
     }
+    io.latelake.core.config.ConfigChecks.describe(s.key(path), "number in (0, 1)");
     return v;
   }
 

@@ -61,6 +61,7 @@ public record CorrectionConfig(
       throw LakeConfigException.invalid(
           c.key("audit-tolerance"), tolerance, "expected a finite number >= 0");
     }
+    io.latelake.core.config.ConfigChecks.describe(c.key("audit-tolerance"), "number ≥ 0");
     Duration dedupHorizon = SharedSettings.dedupHorizon(root);
     return new CorrectionConfig(
         horizon,
@@ -97,6 +98,8 @@ public record CorrectionConfig(
       throw LakeConfigException.invalid(
           c.key("rollups"), "[]", "list at least one of weekly, monthly, yearly");
     }
+    io.latelake.core.config.ConfigChecks.describe(
+        c.key("rollups"), "list of weekly | monthly | yearly, not empty, each once");
     return List.copyOf(out);
   }
 

@@ -200,7 +200,8 @@ public final class Settings {
     try {
       long v = config.getLong(path);
       if (v < min || v > max) {
-        throw LakeConfigException.invalid(key(path), v, "must be between " + min + " and " + max);
+        throw LakeConfigException.invalid(
+            key(path), raw(path), "must be between " + min + " and " + max);
       }
       checked(path, ConfigChecks.range(min, max));
       return v;

@@ -66,13 +66,20 @@ public final class Metrics {
    * The metrics where none is allowed (the catalog, the profiler's replay, the stream figures).
    *
    * @param root the effective config
-   * @return the metrics, sorted by name; empty when {@code lake.gold.metrics} declares none
+   * @return the metrics, sorted by name; empty when {@code lake.gold.metrics} is missing or
+   *     declares none (the event schema is then not read)
    * @throws LakeConfigException as {@link #fromConfig}, except for no metric
    */
   public static List<MetricSpec> declared(Config root) {
-    EventSchema event = EventSchema.fromConfig(root);
+    if (!root.hasPath("lake.gold.metrics")) {
+      return List.of();
+    }
     Settings metricsNode = Settings.of(root).sub("lake.gold.metrics");
     Set<String> names = metricsNode.raw().root().keySet();
+    if (names.isEmpty()) {
+      return List.of();
+    }
+    EventSchema event = EventSchema.fromConfig(root);
     List<MetricSpec> metrics = new ArrayList<>();
     for (String name : names.stream().sorted().toList()) {
       metrics.add(metric(metricsNode, name, event));

@@ -43,7 +43,11 @@ final class QueryFigures {
     registry.register(q + "input_ingested_until_seconds", (Gauge<Double>) () -> ingestedUntil);
   }
 
-  /** Counts one micro-batch and sets the gauges of its own figures. */
+  /**
+   * Counts one micro-batch and sets its watermark and state figures; {@link #finish} sets the rest
+   * once {@link StreamMetrics} has set the arrival figures, so {@code
+   * last_progress_timestamp_seconds} changes last.
+   */
   void record(StreamingQueryProgress p) {
     long droppedRows = 0;
     long duplicateRows = 0;
@@ -63,6 +67,10 @@ final class QueryFigures {
     if (wm != null) {
       watermark = Instant.parse(wm).toEpochMilli() / 1000.0;
     }
+  }
+
+  /** Sets the micro-batch's input, duration and time figures (after {@link #record}). */
+  void finish(StreamingQueryProgress p) {
     java.sql.Timestamp ingested = SourceInputs.ingestedUntil(p);
     if (ingested != null) {
       ingestedUntil = ingested.getTime() / 1000.0;

@@ -251,6 +251,7 @@ public final class StreamMetrics extends StreamingQueryListener implements Sourc
     if (p.eventTime().get("watermark") != null && q.watermark > 0 && latestEnqueued > 0) {
       q.watermarkLag = latestEnqueued - q.watermark;
     }
+    q.finish(p);
     io.latelake.core.metric.MetricSpec metric = goldQueries.get(p.name());
     if (metric != null && gold != null) {
       startGold(metric);

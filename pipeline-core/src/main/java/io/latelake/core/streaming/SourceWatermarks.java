@@ -122,6 +122,9 @@ public record SourceWatermarks(List<String> listed, Map<String, Duration> idleAf
       all.ifPresent(d -> idle.put(s, d));
     }
     Settings per = lake.sub("sources-idle-after-per-source");
+    io.latelake.core.config.ConfigChecks.describe(
+        lake.key("sources-idle-after-per-source"),
+        "object: listed source = " + OFF + ", or duration > 0");
     for (String key : per.raw().root().keySet()) {
       String path = ConfigUtil.joinPath(key);
       if (!listed.contains(key)) {
@@ -172,7 +175,10 @@ public record SourceWatermarks(List<String> listed, Map<String, Duration> idleAf
       return Optional.empty();
     }
     String raw = s.raw().getValue(path).unwrapped().toString();
-    return raw.equalsIgnoreCase(OFF) ? Optional.empty() : Optional.of(s.positiveDuration(path));
+    Optional<Duration> v =
+        raw.equalsIgnoreCase(OFF) ? Optional.empty() : Optional.of(s.positiveDuration(path));
+    io.latelake.core.config.ConfigChecks.describe(s.key(path), OFF + ", or duration > 0");
+    return v;
   }
 
   /**
