@@ -42,9 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class KafkaCrashIT extends SparkTestBase {
   private static final int RECORDS = Integer.getInteger("latelake.chaos.records", 1000);
-  private static final int KILLS = Integer.getInteger("latelake.chaos.kills", 3);
+  private static final int KILLS = Integer.getInteger("latelake.chaos.kills", 2);
   private static final int BRONZE_RECORDS = 2000;
-  private static final int BRONZE_KILLS = 3;
+  private static final int BRONZE_KILLS = 2;
   private static final long SEED = Long.getLong("latelake.chaos.seed", 20261130L);
   private static final Duration BOUND = Duration.ofMinutes(10);
   private static final int PRODUCE_CHUNK = 5000;
