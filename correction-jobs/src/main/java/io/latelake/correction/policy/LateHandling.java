@@ -1,12 +1,12 @@
 package io.latelake.correction.policy;
 
-import io.latelake.core.metric.GoldMergePlan;
 import io.latelake.core.metric.LatePolicy;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.correction.shared.CorrectionConfig;
 import io.latelake.correction.shared.CorrectionTables;
 import io.latelake.correction.shared.Drift;
 import io.latelake.correction.shared.GoldWriter;
+import io.latelake.correction.shared.TouchedWindows;
 import java.sql.Timestamp;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -43,9 +43,9 @@ public interface LateHandling {
         GoldWriter writer = new GoldWriter(config.maxCommitAttempts(), config.retryBackoff());
         String gold = tables.registry().gold(metric.name());
         yield (corrections, runId, at) -> {
-          Row range = GoldMergePlan.of(metric).sizeAndWindowRange(corrections);
-          writer.log(corrections, tables.log(), metric, runId, "restate", at, range);
-          writer.restate(corrections, gold, metric, at, range);
+          TouchedWindows windows = TouchedWindows.of(corrections, metric.window());
+          writer.log(corrections, tables.log(), metric, runId, "restate", at, windows);
+          writer.restate(corrections, gold, metric, at, windows);
         };
       }
       case RECONCILE ->

@@ -14,6 +14,7 @@ import io.latelake.correction.shared.CorrectionTables;
 import io.latelake.correction.shared.Corrections;
 import io.latelake.correction.shared.GoldWriter;
 import io.latelake.correction.shared.LakeReads;
+import io.latelake.correction.shared.TouchedWindows;
 import java.sql.Timestamp;
 import java.util.List;
 import java.util.Map;
@@ -166,16 +167,16 @@ public final class Reconcile {
                 "_n", row_number().over(Window.partitionBy(key).orderBy(col("staged_at").desc())))
             .filter(col("_n").equalTo(1))
             .drop("_n", "run_id", "staged_at", "applied_at", "applied_by");
-    // one job: the rows to apply and their window range (the log's and gold's MERGE bound)
-    Row range = io.latelake.core.metric.GoldMergePlan.of(metric).sizeAndWindowRange(latest);
-    long rows = range.getLong(0);
+    // one job: the rows to apply and their windows (the log's and gold's MERGE bound)
+    TouchedWindows windows = TouchedWindows.of(latest, metric.window());
+    long rows = windows.rows();
     afterRead.run();
     if (rows == 0) {
       return 0;
     }
     GoldWriter writer = new GoldWriter(config.maxCommitAttempts(), config.retryBackoff());
-    writer.log(latest, tables.log(), metric, applyRunId, "reconcile", at, range);
-    writer.restate(latest, tables.registry().gold(metric.name()), metric, at, range);
+    writer.log(latest, tables.log(), metric, applyRunId, "reconcile", at, windows);
+    writer.restate(latest, tables.registry().gold(metric.name()), metric, at, windows);
     Dataset<Row> read = pending.select("run_id", "staged_at", "window_start", "keys");
     Column same =
         col("t.applied_at")

@@ -31,20 +31,21 @@ public final class GoldWriter {
    * MERGEs corrections ({@link Corrections#diff} schema) into {@code gold.<metric>} on its key:
    * {@code DELETE} rows remove the gold row; {@code UPSERT} rows update the measures and {@code
    * window_end} and set {@code corrected_at} — only when a measure differs — or insert a new row
-   * with {@code updated_at} = {@code corrected_at} = {@code correctedAt} ({@link GoldMergePlan},
-   * bounded to the corrections' windows).
+   * with {@code updated_at} = {@code corrected_at} = {@code correctedAt} ({@link GoldMergePlan}'s
+   * key condition, bounded to the runs of the corrections' windows, so Delta skips the files of
+   * every other window).
    *
-   * @param range the corrections' {@link GoldMergePlan#sizeAndWindowRange} (one Spark job over
-   *     them, shared with {@link #log})
+   * @param windows the corrections' {@link TouchedWindows} (one Spark job over them, shared with
+   *     {@link #log})
    */
   public void restate(
       Dataset<Row> corrections,
       String goldPath,
       MetricSpec metric,
       Timestamp correctedAt,
-      Row range) {
+      TouchedWindows windows) {
     GoldMergePlan plan = GoldMergePlan.of(metric);
-    Column on = plan.condition(range);
+    Column on = windows.bound("t.window_start").and(plan.keyCondition());
     DeltaRetry.run(
         "MERGE of corrections into gold." + metric.name(),
         attempts,
@@ -61,13 +62,12 @@ public final class GoldWriter {
    * does not log twice. The log is where the {@code old_values} and {@code new_values} structs
    * become JSON for people ({@link Corrections#asJson}).
    *
-   * <p>The check for identical entries reads the log's rows of the metric within {@code range} (the
-   * corrections' smallest and largest {@code window_start}): Delta skips the files of other metrics
-   * and windows, so a run reads what it may have logged before, not the whole log, which only
-   * grows.
+   * <p>The check for identical entries reads the log's rows of the metric within the runs of the
+   * corrections' {@code window_start} values: Delta skips the files of other metrics and windows,
+   * so a run reads what it may have logged before, not the whole log, which only grows.
    *
-   * @param range the corrections' {@link GoldMergePlan#sizeAndWindowRange}, or null to check the
-   *     metric's whole log (backfill, whose corrections span every window)
+   * @param windows the corrections' {@link TouchedWindows}, or null to check the metric's whole log
+   *     (backfill, whose corrections span every window)
    */
   public void log(
       Dataset<Row> corrections,
@@ -76,7 +76,7 @@ public final class GoldWriter {
       String runId,
       String policy,
       Timestamp correctedAt,
-      Row range) {
+      TouchedWindows windows) {
     Dataset<Row> rows =
         corrections.select(
             lit(runId).as("run_id"),
@@ -90,11 +90,8 @@ public final class GoldWriter {
             lit(policy).as("policy"),
             lit(correctedAt).as("corrected_at"));
     Column bound = col("t.metric").equalTo(lit(metric.name()));
-    if (range != null && !range.isNullAt(1)) {
-      bound =
-          bound
-              .and(col("t.window_start").geq(lit(range.get(1))))
-              .and(col("t.window_start").leq(lit(range.get(2))));
+    if (windows != null) {
+      bound = bound.and(windows.bound("t.window_start"));
     }
     Column same =
         bound

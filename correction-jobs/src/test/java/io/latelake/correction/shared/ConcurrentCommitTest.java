@@ -116,8 +116,7 @@ class ConcurrentCommitTest extends SparkTestBase {
                       path,
                       TransformsTest.PAGE_5M,
                       at,
-                      io.latelake.core.metric.GoldMergePlan.of(TransformsTest.PAGE_5M)
-                          .sizeAndWindowRange(one));
+                      TouchedWindows.of(one, TransformsTest.PAGE_5M.window()));
                 }
               }));
     }

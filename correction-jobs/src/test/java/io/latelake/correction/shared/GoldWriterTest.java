@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delta.tables.DeltaTable;
 import io.latelake.core.config.ConfigLoader;
-import io.latelake.core.metric.GoldMergePlan;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
 import java.nio.file.Path;
@@ -34,13 +33,36 @@ class GoldWriterTest extends SparkTestBase {
 
   /** corrections of page /p in the 5-minute window starting at {@code start}: 1 → 2 events */
   private Dataset<Row> corrections(String start) {
+    return change(start, 1, 2);
+  }
+
+  /**
+   * corrections of page /p in the 5-minute window starting at {@code start}: {@code from} → {@code
+   * to} events, value_sum 10 per event
+   */
+  private Dataset<Row> change(String start, long from, long to) {
     Timestamp ws = Timestamp.from(Instant.parse(start));
     Timestamp we = new Timestamp(ws.getTime() + 300_000);
     Dataset<Row> fresh =
-        spark.createDataFrame(List.of(RowFactory.create(ws, we, "/p", 2L, 20L)), GOLD);
+        spark.createDataFrame(List.of(RowFactory.create(ws, we, "/p", to, 10 * to)), GOLD);
     Dataset<Row> old =
-        spark.createDataFrame(List.of(RowFactory.create(ws, we, "/p", 1L, 10L)), GOLD);
+        spark.createDataFrame(List.of(RowFactory.create(ws, we, "/p", from, 10 * from)), GOLD);
     return Corrections.diff(fresh, old, TransformsTest.PAGE_5M);
+  }
+
+  /** The file holding {@code table}'s rows of the window starting at {@code start}, deleted. */
+  private String deleteFileOf(String table, String start) throws Exception {
+    String file =
+        spark
+            .read()
+            .format("delta")
+            .load(table)
+            .filter("window_start = timestamp'" + start + "'")
+            .selectExpr("input_file_name()")
+            .first()
+            .getString(0);
+    java.nio.file.Files.delete(Path.of(java.net.URI.create(file)));
+    return file;
   }
 
   private long lastInserted(String path) {
@@ -61,14 +83,19 @@ class GoldWriterTest extends SparkTestBase {
     tables.createMonitoring(spark);
     GoldWriter writer = new GoldWriter(3, Duration.ofMillis(10));
     Timestamp at = Timestamp.from(Instant.parse("2024-06-01T00:00:00Z"));
-    GoldMergePlan plan = GoldMergePlan.of(TransformsTest.PAGE_5M);
     // three runs, a day apart: one log file each
     List<Long> inserted = new ArrayList<>();
     for (String start :
         List.of("2024-05-14T10:00:00Z", "2024-05-15T10:00:00Z", "2024-05-16T10:00:00Z")) {
       Dataset<Row> c = corrections(start);
       writer.log(
-          c, tables.log(), TransformsTest.PAGE_5M, "r", "restate", at, plan.sizeAndWindowRange(c));
+          c,
+          tables.log(),
+          TransformsTest.PAGE_5M,
+          "r",
+          "restate",
+          at,
+          TouchedWindows.of(c, TransformsTest.PAGE_5M.window()));
       inserted.add(lastInserted(tables.log()));
     }
     assertThat(inserted).containsExactly(1L, 1L, 1L);
@@ -95,7 +122,7 @@ class GoldWriterTest extends SparkTestBase {
         "r2",
         "restate",
         at,
-        plan.sizeAndWindowRange(again));
+        TouchedWindows.of(again, TransformsTest.PAGE_5M.window()));
     // an insert-only MERGE that inserts nothing commits nothing
     assertThat(DeltaTable.forPath(spark, tables.log()).history(1).first().<Long>getAs("version"))
         .isEqualTo(versionBefore);
@@ -104,5 +131,73 @@ class GoldWriterTest extends SparkTestBase {
             () ->
                 writer.log(again, tables.log(), TransformsTest.PAGE_5M, "r3", "backfill", at, null))
         .hasStackTraceContaining(first.substring(first.lastIndexOf('/') + 1));
+  }
+
+  @Test
+  void correctionsOfTwoWindowsDaysApartOpenNeitherTheGoldNorTheLogFileOfTheDayBetween()
+      throws Exception {
+    CorrectionTables tables =
+        new CorrectionTables(
+            TableRegistry.fromConfig(
+                ConfigLoader.load(
+                    Optional.empty(), List.of("lake.root=\"" + tmp.resolve("apart") + "\""))));
+    tables.createMonitoring(spark);
+    String gold = tmp.resolve("apart/gold/page_5m").toString();
+    io.latelake.core.table.DeltaTables.createIfNotExists(
+        spark,
+        gold,
+        io.latelake.core.metric.GoldLayout.tableSchema(GOLD),
+        List.of(),
+        java.util.Map.of());
+    GoldWriter writer = new GoldWriter(3, Duration.ofMillis(10));
+    Timestamp at = Timestamp.from(Instant.parse("2024-06-01T00:00:00Z"));
+    List<String> days =
+        List.of("2024-05-14T10:00:00Z", "2024-05-15T10:00:00Z", "2024-05-16T10:00:00Z");
+    // one run per day: one gold file and one log file each (1 event → 2)
+    for (String start : days) {
+      Dataset<Row> c = change(start, 1, 2);
+      TouchedWindows w = TouchedWindows.of(c, TransformsTest.PAGE_5M.window());
+      writer.log(c, tables.log(), TransformsTest.PAGE_5M, "r", "restate", at, w);
+      writer.restate(c, gold, TransformsTest.PAGE_5M, at, w);
+    }
+    // the middle day's files taken away from storage: a read of either would fail
+    deleteFileOf(gold, "2024-05-15 10:00:00");
+    deleteFileOf(tables.log(), "2024-05-15 10:00:00");
+
+    // one run correcting the first and the last day (2 events → 3): two runs, a day between
+    Dataset<Row> both = change(days.get(0), 2, 3).union(change(days.get(2), 2, 3));
+    TouchedWindows windows = TouchedWindows.of(both, TransformsTest.PAGE_5M.window());
+    assertThat(windows.rows()).isEqualTo(2);
+    assertThat(windows.runs())
+        .containsExactly(
+            new TouchedWindows.Run(
+                Timestamp.from(Instant.parse(days.get(0))),
+                Timestamp.from(Instant.parse(days.get(0)))),
+            new TouchedWindows.Run(
+                Timestamp.from(Instant.parse(days.get(2))),
+                Timestamp.from(Instant.parse(days.get(2)))));
+    Timestamp later = Timestamp.from(Instant.parse("2024-06-02T00:00:00Z"));
+    writer.log(both, tables.log(), TransformsTest.PAGE_5M, "r2", "restate", later, windows);
+    assertThat(lastInserted(tables.log())).isEqualTo(2L);
+    writer.restate(both, gold, TransformsTest.PAGE_5M, later, windows);
+
+    List<String> rows =
+        spark
+            .read()
+            .format("delta")
+            .load(gold)
+            .filter(
+                "window_start <= timestamp'2024-05-14 10:00:00' "
+                    + "OR window_start >= timestamp'2024-05-16 10:00:00'")
+            .selectExpr(
+                "concat_ws(' ', date_format(window_start, 'yyyy-MM-dd HH:mm'), events, value_sum,"
+                    + " date_format(corrected_at, 'yyyy-MM-dd'))")
+            .as(org.apache.spark.sql.Encoders.STRING())
+            .collectAsList()
+            .stream()
+            .sorted()
+            .toList();
+    assertThat(rows)
+        .containsExactly("2024-05-14 10:00 3 30 2024-06-02", "2024-05-16 10:00 3 30 2024-06-02");
   }
 }
