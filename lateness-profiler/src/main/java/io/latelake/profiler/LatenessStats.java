@@ -169,7 +169,8 @@ public final class LatenessStats {
    * beyond_watermark_count}, {@code beyond_correction_count}, {@code after_publish_count}, {@code
    * create_time_count}, {@code log_append_count} (measured rows with Kafka LogAppendTime), {@code
    * redelivery_count}, {@code received_count} (every received copy), {@code behind_watermark_count}
-   * long.
+   * long, {@code lateness_sketch} binary (a KLL sketch of the measured lateness, {@link
+   * LatenessSketches}).
    *
    * @param arrivals output of {@link #arrivals} (or of {@link #lateness})
    * @param cfg thresholds, accuracy, CDF steps and advice targets
@@ -212,7 +213,8 @@ public final class LatenessStats {
             count_if(m.and(col("timestamp_type").equalTo(LOG_APPEND_TIME))).as("log_append_count"),
             count_if(col("redelivery")).as("redelivery_count"),
             count(lit(1)).as("received_count"),
-            count_if(col("_behind")).as("behind_watermark_count"));
+            count_if(col("_behind")).as("behind_watermark_count"),
+            LatenessSketches.sketch(l).as("lateness_sketch"));
   }
 
   /**
@@ -241,7 +243,9 @@ public final class LatenessStats {
    * mixed-producer-clock} some CreateTime rows left out, {@code captured} files/replays), {@code
    * watermark_delay_s}, {@code correction_horizon_s}, {@code publish_after_s} double, {@code
    * accuracy} int, {@code computed_at} timestamp, {@code redelivery_count} long (received copies
-   * that are not their event's first arrival), {@code redelivery_share} double.
+   * that are not their event's first arrival), {@code redelivery_share} double, {@code
+   * lateness_sketch} binary (the measured lateness as a KLL sketch, k = {@value
+   * LatenessSketches#K}: days merge into a range's quantiles, {@link LatenessSketches#over}).
    *
    * @param arrivals output of {@link #arrivals} (or of {@link #lateness}: nothing is then left out)
    * @param cfg thresholds and accuracy
@@ -293,6 +297,7 @@ public final class LatenessStats {
     out.add(lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));
     out.add(col("redelivery_count"));
     out.add(col("redelivery_count").divide(col("received_count")).as("redelivery_share"));
+    out.add(col("lateness_sketch"));
     return summary.filter(col("arrival_day").isNotNull()).select(out.toArray(Column[]::new));
   }
 }

@@ -71,6 +71,44 @@ final class ReportHtml {
     html.append("</table>");
   }
 
+  /**
+   * The source's quantiles over the whole range, from its days' merged sketches ({@link
+   * LatenessSketches#over}, levels {@link ReportJob#RANGE_LEVELS}); nothing when the table has no
+   * sketches.
+   */
+  static void rangeLine(StringBuilder html, Object range, Row r) {
+    if (r == null || r.isNullAt(r.fieldIndex("quantiles"))) {
+      return;
+    }
+    List<Double> q = r.getList(r.fieldIndex("quantiles"));
+    long n = r.getAs("n");
+    long sketched = r.getAs("sketched_n");
+    html.append("<p>Over arrival days ")
+        .append(esc(String.valueOf(range)))
+        .append(": n = ")
+        .append(sketched)
+        .append(", p50 ")
+        .append(esc(format(q.get(0))))
+        .append(" s, p95 ")
+        .append(esc(format(q.get(1))))
+        .append(" s, p99 ")
+        .append(esc(format(q.get(2))))
+        .append(" s (the days' KLL sketches merged, k = ")
+        .append(LatenessSketches.K)
+        .append(": exact up to ")
+        .append(LatenessSketches.K)
+        .append(" events, else rank error ≤ ")
+        .append(String.format(java.util.Locale.ROOT, "%.2f", LatenessSketches.RANK_ERROR * 100))
+        .append("% of n).");
+    if (sketched < n) {
+      html.append(" ")
+          .append(n - sketched)
+          .append(" events of days profiled before sketches were kept are not in these figures: ")
+          .append("run <code>latelake profile</code> for those days again.");
+    }
+    html.append("</p>");
+  }
+
   static void adviceTable(StringBuilder html, List<Row> rows) {
     html.append("<h3>Advice</h3><ul>");
     for (Row r : rows) {

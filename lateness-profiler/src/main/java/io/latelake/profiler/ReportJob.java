@@ -30,13 +30,17 @@ import org.slf4j.LoggerFactory;
  * and the PNG files into the report folder (a local path of the driver), per source: the lateness
  * histogram (log scale, ten bins per decade, from bronze over the range), the cumulative
  * distribution from {@code monitoring.lateness_cdf} with the watermark delay and correction horizon
- * marked, p50/p95/p99 per arrival day from {@code monitoring.lateness_stats}, the advice from
- * {@code monitoring.watermark_advice}; rows dropped by the watermark per micro-batch from {@code
+ * marked, p50/p95/p99 per arrival day from {@code monitoring.lateness_stats} and over the range
+ * (the days' lateness sketches merged, {@link LatenessSketches}), the advice from {@code
+ * monitoring.watermark_advice}; rows dropped by the watermark per micro-batch from {@code
  * monitoring.stream_progress} when it exists; and what each watermark delay would drop, from {@code
  * monitoring.watermark_replay}.
  */
 public final class ReportJob extends ProfilerJob<ReportJob.Result> {
   private static final Logger LOG = LoggerFactory.getLogger(ReportJob.class);
+
+  /** The levels of the report's figures over the whole range: p50, p95, p99. */
+  static final double[] RANGE_LEVELS = {0.5, 0.95, 0.99};
 
   /** Histogram bins per decade of lateness. */
   static final int BINS_PER_DECADE = 10;
@@ -110,6 +114,15 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
             .filter(range.predicate("arrival_day"))
             .orderBy("source", "arrival_day")
             .collectAsList();
+    Map<String, Row> overRange = new TreeMap<>();
+    Dataset<Row> inRange = spark.read().format("delta").load(statsPath);
+    if (java.util.Arrays.asList(inRange.columns()).contains("lateness_sketch")) {
+      for (Row r :
+          LatenessSketches.over(inRange.filter(range.predicate("arrival_day")), RANGE_LEVELS)
+              .collectAsList()) {
+        overRange.put(r.getAs("source"), r);
+      }
+    }
     List<Row> cdfRows = read("lateness_cdf");
     List<Row> advice =
         read("watermark_advice").stream()
@@ -168,6 +181,7 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
         html.append("<h2>").append(ReportHtml.esc(source)).append("</h2>");
         List<Row> mine = stats.stream().filter(r -> source.equals(r.getAs("source"))).toList();
         ReportHtml.statsTable(html, mine);
+        ReportHtml.rangeLine(html, range, overRange.get(source));
         ReportHtml.adviceTable(
             html, advice.stream().filter(r -> source.equals(r.getAs("source"))).toList());
         List<Charts.Bin> bins = new ArrayList<>();

@@ -347,4 +347,47 @@ class LatenessStatsTest extends SparkTestBase {
                 .count())
         .isZero();
   }
+
+  @Test
+  void theDaysSketchesMergeIntoTheRangesQuantilesAsPercentileApproxOverTheRangeGivesThem() {
+    List<Row> rows =
+        new ArrayList<>(Fixtures.withLateness("web", "2024-05-14T10:00:00Z", 1, 2, 3, 4));
+    rows.addAll(Fixtures.withLateness("web", "2024-05-15T10:00:00Z", 10, 20, 30));
+    rows.addAll(Fixtures.withLateness("app", "2024-05-15T10:00:00Z", 6));
+    Dataset<Row> arrivals = LatenessStats.arrivals(Fixtures.bronze(spark, rows));
+    double[] levels = {0.1, 0.5, 0.9, 1.0};
+    List<Row> range =
+        LatenessSketches.over(LatenessStats.stats(arrivals, Fixtures.profiler(), NOW), levels)
+            .orderBy("source")
+            .collectAsList();
+    // web over both days: 1, 2, 3, 4, 10, 20, 30 s; the value at rank ceil(p * 7)
+    assertThat(range)
+        .extracting(
+            r -> r.getAs("source"),
+            r -> r.getAs("n"),
+            r -> r.getAs("sketched_n"),
+            r -> r.getList(r.fieldIndex("quantiles")))
+        .containsExactly(
+            tuple("app", 1L, 1L, List.of(6.0, 6.0, 6.0, 6.0)),
+            tuple("web", 7L, 7L, List.of(1.0, 4.0, 30.0, 30.0)));
+    // the same as percentile_approx over the range's rows (the profile's cdf)
+    List<Row> exact =
+        LatenessStats.lateness(Fixtures.bronze(spark, rows))
+            .groupBy("source")
+            .agg(
+                org.apache.spark.sql.functions.percentile_approx(
+                    org.apache.spark.sql.functions.col("lateness_s"),
+                    org.apache.spark.sql.functions.array(
+                        java.util.Arrays.stream(levels)
+                            .mapToObj(v -> org.apache.spark.sql.functions.lit(v))
+                            .toArray(org.apache.spark.sql.Column[]::new)),
+                    org.apache.spark.sql.functions.lit(10000)))
+            .orderBy("source")
+            .collectAsList();
+    assertThat(exact)
+        .extracting(r -> r.getList(1))
+        .containsExactly(
+            range.get(0).getList(range.get(0).fieldIndex("quantiles")),
+            range.get(1).getList(range.get(1).fieldIndex("quantiles")));
+  }
 }

@@ -74,6 +74,20 @@ class ProfileJobTest extends SparkTestBase {
             tuple("web", "2024-05-14", 3L, 3.0),
             tuple("web", "2024-05-15", 2L, 5.0),
             tuple("app", "2024-05-15", 1L, 6.0));
+    // the range's quantiles from the days' stored sketches, bronze not read: web 1, 2, 3, 4, 5 s
+    assertThat(
+            LatenessSketches.over(
+                    spark.read().format("delta").load(tables.monitoring("lateness_stats")),
+                    new double[] {0.5, 1.0})
+                .orderBy("source")
+                .collectAsList())
+        .extracting(
+            r -> r.getAs("source"),
+            r -> r.getAs("n"),
+            r -> r.getAs("sketched_n"),
+            r -> r.getList(r.fieldIndex("quantiles")))
+        .containsExactly(
+            tuple("app", 1L, 1L, List.of(6.0, 6.0)), tuple("web", 5L, 5L, List.of(3.0, 5.0)));
     assertThat(second.stats()).hasSize(3);
     assertThat(second.alerts()).isEmpty();
   }

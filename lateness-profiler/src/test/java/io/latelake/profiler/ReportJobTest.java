@@ -148,7 +148,12 @@ class ReportJobTest extends SparkTestBase {
     assertThat(html)
         .contains("<h2>web &lt;&amp;&gt;</h2>")
         .doesNotContain("<h2>web <&>")
-        .contains("Watermark delay covering 99% of events: <b>");
+        .contains("Watermark delay covering 99% of events: <b>")
+        // app's five events (0.5, 2, 8, 30, 120 s) over the range, from its day's sketch
+        .contains(
+            "<p>Over arrival days 2024-05-14..2024-05-16: n = 5, p50 8 s, p95 120 s, p99 120 s (the"
+                + " days' KLL sketches merged, k = 200: exact up to 200 events, else rank error"
+                + " ≤ 1.33% of n).</p>");
     // the replay: every row was ingested at one instant (one bronze micro-batch), and the
     // progress rows carry no input_ingested_until: one micro-batch, nothing dropped by any delay;
     // the smallest delay tried is recommended, silver's 10 minutes is the configured one

@@ -58,6 +58,10 @@ final class ColumnDocs {
   static final Map<String, String> COLUMNS =
       Map.ofEntries(
           Map.entry("event_id", "Unique event id from the payload."),
+          Map.entry(
+              "lateness_sketch",
+              "KLL sketch (k = 200) of the day's measured lateness in seconds: merge days with "
+                  + "kll_sketch_merge_double, read quantiles with kll_sketch_get_quantile_double."),
           Map.entry("event_time", "When the event happened at the source (UTC)."),
           Map.entry(
               "enqueued_time",

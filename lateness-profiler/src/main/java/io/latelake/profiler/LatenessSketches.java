@@ -1,0 +1,87 @@
+package io.latelake.profiler;
+
+import static org.apache.spark.sql.functions.array;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.collect_list;
+import static org.apache.spark.sql.functions.expr;
+import static org.apache.spark.sql.functions.kll_sketch_agg_double;
+import static org.apache.spark.sql.functions.kll_sketch_get_n_double;
+import static org.apache.spark.sql.functions.kll_sketch_get_quantile_double;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.sum;
+import static org.apache.spark.sql.functions.when;
+
+import java.util.Arrays;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+
+/**
+ * Lateness quantiles over any range of arrival days from the days' stored KLL sketches ({@code
+ * lateness_sketch} of {@code monitoring.lateness_stats}), without reading bronze again. Pure {@code
+ * Dataset<Row>} transformations; no I/O.
+ *
+ * <p><b>Error bound.</b> A sketch is Spark's {@code kll_sketch_agg_double} with {@code k =} {@value
+ * #K} (Apache DataSketches' KLL sketch, Karnin–Lang–Liberty 2016). With at most {@code k} values it
+ * keeps them all and its quantiles are exact, equal to {@code percentile_approx}'s at the
+ * profiler's default accuracy (both return the smallest value whose rank reaches {@code ceil(p ·
+ * n)}). Above that, DataSketches documents a normalized rank error of {@value #RANK_ERROR} for one
+ * quantile at k = 200 (with 99% confidence, {@code KllSketch.getNormalizedRankError(200, false)}):
+ * the returned value's rank lies within 1.33% of n of the requested rank, and merging sketches
+ * keeps that bound. The per-day percentiles of {@code lateness_stats} stay exact ({@code
+ * percentile_approx}, rank error ≤ n / accuracy): the sketches serve ranges, where the days'
+ * percentiles cannot be combined.
+ */
+public final class LatenessSketches {
+  /** Spark's default {@code k} of {@code kll_sketch_agg_double}: sketch size and accuracy. */
+  public static final int K = 200;
+
+  /** DataSketches' normalized rank error of one quantile at {@link #K} (99% confidence). */
+  public static final double RANK_ERROR = 0.0133;
+
+  private LatenessSketches() {}
+
+  /**
+   * @param lateness the lateness in seconds (nulls ignored)
+   * @return the aggregate: a KLL sketch (binary) of the values, k = {@value #K}
+   */
+  public static Column sketch(Column lateness) {
+    return kll_sketch_agg_double(lateness, K);
+  }
+
+  /**
+   * Quantiles per source over the given rows of {@code monitoring.lateness_stats} (e.g. those of a
+   * range of arrival days): the days' sketches merged ({@code kll_sketch_merge_double}).
+   *
+   * <p>Output: {@code source} string, {@code n} long (the rows' measured events), {@code
+   * sketched_n} long (the events in the merged sketches: less than {@code n} when some days were
+   * profiled before the sketches existed, null when none has one), {@code quantiles} array of
+   * double at {@code levels}, seconds (null when the merged sketch holds no value).
+   *
+   * @param stats rows of {@code monitoring.lateness_stats} with {@code source}, {@code n}, {@code
+   *     lateness_sketch}
+   * @param levels quantile levels in [0, 1]
+   */
+  public static Dataset<Row> over(Dataset<Row> stats, double[] levels) {
+    Column merged =
+        expr(
+            "aggregate(slice(_sketches, 2, greatest(size(_sketches) - 1, 0)), "
+                + "try_element_at(_sketches, 1), (a, x) -> kll_sketch_merge_double(a, x))");
+    // one call per level: the rank must be a literal
+    Column quantiles =
+        array(
+            Arrays.stream(levels)
+                .mapToObj(v -> kll_sketch_get_quantile_double(col("_merged"), lit(v)))
+                .toArray(Column[]::new));
+    return stats
+        .groupBy(col("source"))
+        .agg(sum(col("n")).as("n"), collect_list(col("lateness_sketch")).as("_sketches"))
+        .withColumn("_merged", merged)
+        .withColumn("sketched_n", kll_sketch_get_n_double(col("_merged")))
+        .select(
+            col("source"),
+            col("n"),
+            col("sketched_n"),
+            when(col("sketched_n").gt(0), quantiles).as("quantiles"));
+  }
+}
