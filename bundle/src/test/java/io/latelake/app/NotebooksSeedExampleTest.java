@@ -307,18 +307,22 @@ class NotebooksSeedExampleTest {
     // counted apart) and x4; max: h4, 10:31 - 10:03; negative: x4.
     assertThat(cols(t.get(0), "source", "arrival_day", "n", "max_s", "negative_count"))
         .containsExactly("web 2024-05-14 8 1680.0 1");
+    // over all days, from the merged sketches: one day of 8 events, so its own percentiles
+    assertThat(cols(t.get(1), "source", "n", "sketched_n", "p50_s", "p95_s", "p99_s"))
+        .containsExactly(cols(t.get(0), "source", "n", "n", "p50_s", "p95_s", "p99_s").get(0))
+        .allMatch(line -> line.startsWith("web 8 8 "));
     // the replay of silver's configured delay predicts the row the stream dropped (h4, 10:03
     // /home), which leaves one gold row to correct in each of the three metrics
     assertThat(
             cols(
-                t.get(2),
+                t.get(3),
                 "query_name",
                 "delay_s",
                 "configured",
                 "dropped_count",
                 "gold_rows_to_correct"))
         .contains("silver_events 600.0 true 1 3");
-    assertThat(cols(t.get(4), "query_name", "rows_dropped_by_watermark"))
+    assertThat(cols(t.get(5), "query_name", "rows_dropped_by_watermark"))
         .containsExactly("silver_events 1");
   }
 
