@@ -73,32 +73,12 @@ public final class WindowPlanner {
           spans.add(new Span(from, to));
         }
       }
-      if (spans.size() > maxSpans) {
-        // keep the maxSpans - 1 largest gaps (ties: the earlier one), join across the others
-        List<Integer> gaps = new ArrayList<>();
-        for (int i = 1; i < spans.size(); i++) {
-          gaps.add(i);
-        }
-        gaps.sort(
-            java.util.Comparator.comparing(
-                    (Integer i) -> Duration.between(spans.get(i - 1).to(), spans.get(i).from()))
-                .reversed()
-                .thenComparing(i -> i));
-        java.util.Set<Integer> kept = new java.util.HashSet<>(gaps.subList(0, maxSpans - 1));
-        List<Span> joined = new ArrayList<>();
-        Span current = spans.get(0);
-        for (int i = 1; i < spans.size(); i++) {
-          if (kept.contains(i)) {
-            joined.add(current);
-            current = spans.get(i);
-          } else {
-            current = new Span(current.from(), spans.get(i).to());
-          }
-        }
-        joined.add(current);
-        return List.copyOf(joined);
-      }
-      return List.copyOf(spans);
+      // keep the maxSpans - 1 largest gaps (ties: the earlier one), join across the others
+      return io.latelake.correction.shared.CappedRanges.capped(
+          spans,
+          maxSpans,
+          (a, b) -> Duration.between(a.to(), b.from()),
+          (a, b) -> new Span(a.from(), b.to()));
     }
   }
 

@@ -6,10 +6,7 @@ import static org.apache.spark.sql.functions.lit;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.TreeSet;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
@@ -86,31 +83,11 @@ public record TouchedWindows(long rows, List<Run> runs) {
         runs.add(new Run(s, s));
       }
     }
-    if (runs.size() <= maxRuns) {
-      return runs;
-    }
-    List<Integer> gaps = new ArrayList<>();
-    for (int i = 1; i < runs.size(); i++) {
-      gaps.add(i);
-    }
-    gaps.sort(
-        Comparator.comparing(
-                (Integer i) -> runs.get(i).first().getTime() - runs.get(i - 1).last().getTime())
-            .reversed()
-            .thenComparing(i -> i));
-    Set<Integer> kept = new HashSet<>(gaps.subList(0, maxRuns - 1));
-    List<Run> joined = new ArrayList<>();
-    Run current = runs.get(0);
-    for (int i = 1; i < runs.size(); i++) {
-      if (kept.contains(i)) {
-        joined.add(current);
-        current = runs.get(i);
-      } else {
-        current = new Run(current.first(), runs.get(i).last());
-      }
-    }
-    joined.add(current);
-    return joined;
+    return CappedRanges.capped(
+        runs,
+        maxRuns,
+        (a, b) -> Duration.ofMillis(b.first().getTime() - a.last().getTime()),
+        (a, b) -> new Run(a.first(), b.last()));
   }
 
   /**
