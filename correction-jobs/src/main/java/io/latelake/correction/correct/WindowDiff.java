@@ -45,15 +45,7 @@ final class WindowDiff {
         spark.createDataFrame(
             plan.closed().stream().map(i -> RowFactory.create(Timestamp.from(i))).toList(),
             new StructType().add("window_start", DataTypes.TimestampType));
-    Column around =
-        plan.readSpans(metric.window(), dedupHorizon).stream()
-            .map(
-                s ->
-                    col("event_time")
-                        .geq(lit(Timestamp.from(s.from())))
-                        .and(col("event_time").lt(lit(Timestamp.from(s.to())))))
-            .reduce(Column::or)
-            .orElseThrow();
+    Column around = within(plan.readSpans(metric.window(), dedupHorizon));
     Dataset<Row> bronze =
         LakeReads.bronzeAt(spark, reg.bronzeEvents(), OptionalLong.of(bronzeVersion))
             .filter(around);
@@ -71,5 +63,21 @@ final class WindowDiff {
                     .and(col("window_start").lt(lit(Timestamp.from(plan.end())))))
             .join(broadcast(starts), "window_start");
     return Corrections.diff(recomputed, published, metric);
+  }
+
+  /**
+   * @param spans event-time spans, {@code [from, to)} (UTC), at least one
+   * @return {@code (event_time >= from AND event_time < to) OR ...}, one range per span
+   * @throws java.util.NoSuchElementException when {@code spans} is empty
+   */
+  static Column within(java.util.List<WindowPlanner.Span> spans) {
+    return spans.stream()
+        .map(
+            s ->
+                col("event_time")
+                    .geq(lit(Timestamp.from(s.from())))
+                    .and(col("event_time").lt(lit(Timestamp.from(s.to())))))
+        .reduce(Column::or)
+        .orElseThrow();
   }
 }

@@ -83,7 +83,7 @@ public final class WindowPlanner {
   }
 
   /** The most event-time ranges {@link Plan#readSpans} gives. */
-  public static final int MAX_SPANS = 64;
+  public static final int MAX_SPANS = io.latelake.correction.shared.CappedRanges.MAX_IN_FILTER;
 
   /**
    * An event-time span, {@code [from, to)} (UTC).

@@ -18,6 +18,17 @@ public final class CappedRanges {
   private CappedRanges() {}
 
   /**
+   * The most ranges a filter of latelake's names: correct's bronze read spans and the touched
+   * windows of its MERGE. Delta's data skipping compiles such a filter over every data file's
+   * statistics into one generated Java method; at 64 ranges of one timestamp column that method
+   * grows beyond the JVM's 64 KB limit, Spark logs the failed compilation (an ERROR with a stack
+   * trace of a thousand lines) and evaluates the filter interpreted instead. 48 ranges compiled
+   * (Spark 4.1.1, Delta 4.0); 32 leaves room for the other clauses of a MERGE condition ({@code
+   * RangeFiltersCodegenTest}).
+   */
+  public static final int MAX_IN_FILTER = 32;
+
+  /**
    * @param ranges disjoint ranges in ascending order
    * @param max the most ranges returned, at least 1
    * @param gap the time between a range and the next one

@@ -26,7 +26,7 @@ import org.apache.spark.sql.Row;
  */
 public record TouchedWindows(long rows, List<Run> runs) {
   /** The most runs a condition names; beyond it the runs across the smallest gaps are joined. */
-  public static final int MAX_RUNS = 64;
+  public static final int MAX_RUNS = CappedRanges.MAX_IN_FILTER;
 
   /**
    * Window starts {@code first} to {@code last}, both included (UTC).
