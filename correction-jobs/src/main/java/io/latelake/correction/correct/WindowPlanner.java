@@ -56,9 +56,6 @@ public final class WindowPlanner {
 
     /** As {@link #readSpans(Duration, Duration)}, with at most {@code maxSpans} spans. */
     List<Span> readSpans(Duration window, Duration horizon, int maxSpans) {
-      if (maxSpans < 1) {
-        throw new IllegalArgumentException("maxSpans must be at least 1, not " + maxSpans);
-      }
       List<Span> spans = new ArrayList<>();
       // in order, whoever built the plan: a start out of order would be joined into a span that
       // does not cover it

@@ -32,8 +32,9 @@ public final class GoldWriter {
    * {@code DELETE} rows remove the gold row; {@code UPSERT} rows update the measures and {@code
    * window_end} and set {@code corrected_at} — only when a measure differs — or insert a new row
    * with {@code updated_at} = {@code corrected_at} = {@code correctedAt} ({@link GoldMergePlan}'s
-   * key condition, bounded to the runs of the corrections' windows, so Delta skips the files of
-   * every other window).
+   * key condition, bounded to the runs of the corrections' windows, so Delta skips the files that
+   * hold none of them; beyond {@value TouchedWindows#MAX_RUNS} runs, those across the smallest gaps
+   * are joined and the windows between them are read too).
    *
    * @param windows the corrections' {@link TouchedWindows} (one Spark job over them, shared with
    *     {@link #log})

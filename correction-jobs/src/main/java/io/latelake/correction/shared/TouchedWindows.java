@@ -22,7 +22,7 @@ import org.apache.spark.sql.Row;
  *
  * @param rows the corrections' row count
  * @param runs runs of adjacent windows, ascending and disjoint, at most {@value #MAX_RUNS}; empty
- *     when there are no rows
+ *     when no row has a window start (no rows, or only rows whose {@code window_start} is null)
  */
 public record TouchedWindows(long rows, List<Run> runs) {
   /** The most runs a condition names; beyond it the runs across the smallest gaps are joined. */
@@ -69,11 +69,9 @@ public record TouchedWindows(long rows, List<Run> runs) {
    * @param starts window starts, any order, duplicates allowed
    * @param window the metric's window length
    * @param maxRuns the most runs returned, at least 1
+   * @throws IllegalArgumentException when {@code maxRuns} is below 1
    */
   static List<Run> runs(List<Timestamp> starts, Duration window, int maxRuns) {
-    if (maxRuns < 1) {
-      throw new IllegalArgumentException("maxRuns must be at least 1, not " + maxRuns);
-    }
     List<Run> runs = new ArrayList<>();
     for (Timestamp s : new TreeSet<>(starts)) {
       Run last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
@@ -92,13 +90,14 @@ public record TouchedWindows(long rows, List<Run> runs) {
 
   /**
    * @param column the window column to bound, e.g. {@code t.window_start}
-   * @return {@code (column >= first AND column <= last) OR ...}, one range per run; {@code true}
-   *     when there are no runs
+   * @return {@code (column >= first AND column <= last) OR ...}, one range per run; {@code false}
+   *     when there are no runs: a row whose window start is null matches no row on the key's {@code
+   *     =} either, and every file is skipped
    */
   public Column bound(String column) {
     return runs.stream()
         .map(r -> col(column).geq(lit(r.first())).and(col(column).leq(lit(r.last()))))
         .reduce(Column::or)
-        .orElse(lit(true));
+        .orElse(lit(false));
   }
 }

@@ -86,4 +86,11 @@ class RangeFiltersCodegenTest extends SparkTestBase {
                 day(62).minus(Duration.ofHours(1)), day(126).plus(Duration.ofMinutes(65))));
     assertThat(days().filter(WindowDiff.within(spans)).count()).isEqualTo(96);
   }
+
+  @Test
+  void withoutRunsTheBoundMatchesNoRow() {
+    // corrections whose window_start is null: no run, and no file to open
+    assertThat(days().filter(new TouchedWindows(3, List.of()).bound("window_start")).count())
+        .isZero();
+  }
 }

@@ -52,6 +52,6 @@ class TouchedWindowsTest {
     assertThat(runs(starts, 1)).containsExactly("10:00-12:10");
     assertThatThrownBy(() -> runs(starts, 0))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("maxRuns must be at least 1, not 0");
+        .hasMessage("at most 0 ranges: must be at least 1");
   }
 }
