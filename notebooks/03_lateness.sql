@@ -35,8 +35,10 @@ ORDER BY source, arrival_day
 -- MAGIC ## Percentiles per source over all these days (seconds)
 -- MAGIC The days' percentiles cannot be averaged; their KLL sketches (`lateness_sketch`, k = 200)
 -- MAGIC merge. Exact up to 200 events (as the per-day figures), else within 1.33% of n in rank
--- MAGIC (Apache DataSketches, 99% confidence). `sketched_n` is below `n` when some days were
--- MAGIC profiled before the sketches were kept: profile those days again.
+-- MAGIC (Apache DataSketches, 99% confidence). `sketched_n` is below `n` (0, with null
+-- MAGIC percentiles, when no day has one) when some days were profiled before the sketches were
+-- MAGIC kept: profile those days again. A lake never profiled since then has no `lateness_sketch`
+-- MAGIC column yet and this cell fails: run `latelake profile` once.
 
 -- COMMAND ----------
 
@@ -52,12 +54,12 @@ WITH days AS (
                    (a, x) -> kll_sketch_merge_double(a, x)) AS sketch
   FROM days
 )
-SELECT source, n, kll_sketch_get_n_double(sketch) AS sketched_n,
+SELECT source, n, coalesce(kll_sketch_get_n_double(sketch), 0) AS sketched_n,
        kll_sketch_get_quantile_double(sketch, 0.5) AS p50_s,
        kll_sketch_get_quantile_double(sketch, 0.95) AS p95_s,
        kll_sketch_get_quantile_double(sketch, 0.99) AS p99_s
 FROM merged
-WHERE kll_sketch_get_n_double(sketch) > 0
+WHERE n > 0
 ORDER BY source
 
 -- COMMAND ----------

@@ -28,9 +28,9 @@ import org.apache.spark.sql.Row;
  * n)}). Above that, DataSketches documents a normalized rank error of {@value #RANK_ERROR} for one
  * quantile at k = 200 (with 99% confidence, {@code KllSketch.getNormalizedRankError(200, false)}):
  * the returned value's rank lies within 1.33% of n of the requested rank, and merging sketches
- * keeps that bound. The per-day percentiles of {@code lateness_stats} stay exact ({@code
- * percentile_approx}, rank error ≤ n / accuracy): the sketches serve ranges, where the days'
- * percentiles cannot be combined.
+ * keeps that bound. The per-day percentiles of {@code lateness_stats} stay {@code
+ * percentile_approx}'s (exact up to {@code accuracy} events a day, 10,000 by default; else rank
+ * error ≤ n / accuracy): the sketches serve ranges, where the days' percentiles cannot be combined.
  */
 public final class LatenessSketches {
   /** Spark's default {@code k} of {@code kll_sketch_agg_double}: sketch size and accuracy. */

@@ -73,15 +73,24 @@ final class ReportHtml {
 
   /**
    * The source's quantiles over the whole range, from its days' merged sketches ({@link
-   * LatenessSketches#over}, levels {@link ReportJob#RANGE_LEVELS}); nothing when the table has no
-   * sketches.
+   * LatenessSketches#over}, levels {@link ReportJob#RANGE_LEVELS}); nothing when the source has no
+   * measured event in the range, and what to do when none of its days has a sketch.
    */
   static void rangeLine(StringBuilder html, Object range, Row r) {
-    if (r == null || r.isNullAt(r.fieldIndex("quantiles"))) {
+    if (r == null || r.isNullAt(r.fieldIndex("n")) || r.<Long>getAs("n") == 0) {
+      return;
+    }
+    long n = r.getAs("n");
+    if (r.isNullAt(r.fieldIndex("quantiles"))) {
+      html.append("<p>Over arrival days ")
+          .append(esc(String.valueOf(range)))
+          .append(": none of the ")
+          .append(n)
+          .append(" events is in a lateness sketch (days profiled before sketches were kept): run ")
+          .append("<code>latelake profile</code> for those days again.</p>");
       return;
     }
     List<Double> q = r.getList(r.fieldIndex("quantiles"));
-    long n = r.getAs("n");
     long sketched = r.getAs("sketched_n");
     html.append("<p>Over arrival days ")
         .append(esc(String.valueOf(range)))
@@ -99,7 +108,7 @@ final class ReportHtml {
         .append(LatenessSketches.K)
         .append(" events, else rank error ≤ ")
         .append(String.format(java.util.Locale.ROOT, "%.2f", LatenessSketches.RANK_ERROR * 100))
-        .append("% of n).");
+        .append("% of n with 99% confidence).");
     if (sketched < n) {
       html.append(" ")
           .append(n - sketched)

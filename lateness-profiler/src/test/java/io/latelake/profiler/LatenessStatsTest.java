@@ -390,4 +390,50 @@ class LatenessStatsTest extends SparkTestBase {
             range.get(0).getList(range.get(0).fieldIndex("quantiles")),
             range.get(1).getList(range.get(1).fieldIndex("quantiles")));
   }
+
+  @Test
+  void daysProfiledBeforeTheSketchesAreCountedInNAndNamedInTheReport() {
+    List<Row> rows =
+        new ArrayList<>(Fixtures.withLateness("web", "2024-05-14T10:00:00Z", 1, 2, 3, 4));
+    rows.addAll(Fixtures.withLateness("web", "2024-05-15T10:00:00Z", 10, 20, 30));
+    rows.addAll(Fixtures.withLateness("app", "2024-05-15T10:00:00Z", 6));
+    // web's first day and app's only day as a profile before the sketches left them: null
+    Dataset<Row> stats =
+        LatenessStats.stats(
+                LatenessStats.arrivals(Fixtures.bronze(spark, rows)), Fixtures.profiler(), NOW)
+            .withColumn(
+                "lateness_sketch",
+                org.apache.spark.sql.functions.when(
+                    org.apache.spark.sql.functions.expr(
+                        "source = 'web' AND arrival_day = DATE'2024-05-15'"),
+                    org.apache.spark.sql.functions.col("lateness_sketch")));
+    List<Row> range =
+        LatenessSketches.over(stats, new double[] {0.1, 0.5, 0.9, 1.0})
+            .orderBy("source")
+            .collectAsList();
+    // web: the second day's 10, 20, 30 s alone; app: no sketch at all
+    assertThat(range)
+        .extracting(
+            r -> r.getAs("source"),
+            r -> r.getAs("n"),
+            r -> r.getAs("sketched_n"),
+            r ->
+                r.isNullAt(r.fieldIndex("quantiles")) ? null : r.getList(r.fieldIndex("quantiles")))
+        .containsExactly(
+            tuple("app", 1L, null, null), tuple("web", 7L, 3L, List.of(10.0, 20.0, 30.0, 30.0)));
+    StringBuilder app = new StringBuilder();
+    ReportHtml.rangeLine(app, "2024-05-14..2024-05-15", range.get(0));
+    assertThat(app.toString())
+        .isEqualTo(
+            "<p>Over arrival days 2024-05-14..2024-05-15: none of the 1 events is in a lateness"
+                + " sketch (days profiled before sketches were kept): run <code>latelake"
+                + " profile</code> for those days again.</p>");
+    StringBuilder web = new StringBuilder();
+    ReportHtml.rangeLine(web, "2024-05-14..2024-05-15", range.get(1));
+    assertThat(web.toString())
+        .startsWith("<p>Over arrival days 2024-05-14..2024-05-15: n = 3, p50 ")
+        .endsWith(
+            " 4 events of days profiled before sketches were kept are not in these figures: run"
+                + " <code>latelake profile</code> for those days again.</p>");
+  }
 }

@@ -153,7 +153,7 @@ class ReportJobTest extends SparkTestBase {
         .contains(
             "<p>Over arrival days 2024-05-14..2024-05-16: n = 5, p50 8 s, p95 120 s, p99 120 s (the"
                 + " days' KLL sketches merged, k = 200: exact up to 200 events, else rank error"
-                + " ≤ 1.33% of n).</p>");
+                + " ≤ 1.33% of n with 99% confidence).</p>");
     // the replay: every row was ingested at one instant (one bronze micro-batch), and the
     // progress rows carry no input_ingested_until: one micro-batch, nothing dropped by any delay;
     // the smallest delay tried is recommended, silver's 10 minutes is the configured one
