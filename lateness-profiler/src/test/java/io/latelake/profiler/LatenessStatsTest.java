@@ -350,10 +350,7 @@ class LatenessStatsTest extends SparkTestBase {
 
   @Test
   void theDaysSketchesMergeIntoTheRangesQuantilesAsPercentileApproxOverTheRangeGivesThem() {
-    List<Row> rows =
-        new ArrayList<>(Fixtures.withLateness("web", "2024-05-14T10:00:00Z", 1, 2, 3, 4));
-    rows.addAll(Fixtures.withLateness("web", "2024-05-15T10:00:00Z", 10, 20, 30));
-    rows.addAll(Fixtures.withLateness("app", "2024-05-15T10:00:00Z", 6));
+    List<Row> rows = webOverTwoDaysAndApp();
     Dataset<Row> arrivals = LatenessStats.arrivals(Fixtures.bronze(spark, rows));
     double[] levels = {0.1, 0.5, 0.9, 1.0};
     List<Row> range =
@@ -393,10 +390,7 @@ class LatenessStatsTest extends SparkTestBase {
 
   @Test
   void daysProfiledBeforeTheSketchesAreCountedInNAndNamedInTheReport() {
-    List<Row> rows =
-        new ArrayList<>(Fixtures.withLateness("web", "2024-05-14T10:00:00Z", 1, 2, 3, 4));
-    rows.addAll(Fixtures.withLateness("web", "2024-05-15T10:00:00Z", 10, 20, 30));
-    rows.addAll(Fixtures.withLateness("app", "2024-05-15T10:00:00Z", 6));
+    List<Row> rows = webOverTwoDaysAndApp();
     // web's first day and app's only day as a profile before the sketches left them: null
     Dataset<Row> stats =
         LatenessStats.stats(
@@ -435,5 +429,14 @@ class LatenessStatsTest extends SparkTestBase {
         .endsWith(
             " 4 events of days profiled before sketches were kept are not in these figures: run"
                 + " <code>latelake profile</code> for those days again.</p>");
+  }
+
+  /** web: 1, 2, 3, 4 s on 2024-05-14 and 10, 20, 30 s on 2024-05-15; app: 6 s on 2024-05-15. */
+  private static List<Row> webOverTwoDaysAndApp() {
+    List<Row> rows =
+        new ArrayList<>(Fixtures.withLateness("web", "2024-05-14T10:00:00Z", 1, 2, 3, 4));
+    rows.addAll(Fixtures.withLateness("web", "2024-05-15T10:00:00Z", 10, 20, 30));
+    rows.addAll(Fixtures.withLateness("app", "2024-05-15T10:00:00Z", 6));
+    return rows;
   }
 }
