@@ -36,8 +36,12 @@ import org.apache.spark.sql.types.DataTypes;
  * ceil(p * n)}, without interpolation; the rank of the returned value is within {@code n /
  * accuracy} of that exact rank (Spark docs of {@code approx_percentile}: "1.0/accuracy is the
  * relative error of the approximation"; Greenwald–Khanna summary). With the default accuracy 10000
- * and fewer than 10000 values per group the result is exact. Null lateness (null event or enqueued
- * time) is ignored.
+ * and fewer than 10000 values per group the result is exact. With {@link ProfilerConfig#exact}
+ * ({@code latelake profile --exact}, for audits) every percentile is Spark's {@code
+ * percentile_disc(p) WITHIN GROUP (ORDER BY lateness_s)} instead: the exact value at rank {@code
+ * ceil(p * n)} (the smallest value whose cumulative share reaches p), at any n, for the memory of
+ * every distinct lateness value of a group at once. Null lateness (null event or enqueued time) is
+ * ignored.
  */
 public final class LatenessStats {
   /** Percentile levels of {@code monitoring.lateness_stats}, in column order. */
@@ -186,24 +190,19 @@ public final class LatenessStats {
         m.and(
             unix_micros(col("enqueued_time"))
                 .gt(unix_micros(date_trunc("DAY", col("event_time"))).plus(publishMicros)));
-    Column levels =
-        array(
-            java.util.Arrays.stream(summaryLevels(cfg))
-                .mapToObj(v -> lit(v))
-                .toArray(Column[]::new));
     // each row once in its day's group and once in its source's group over all days (null day)
     Column groups = explode(array(col("arrival_day"), lit(null).cast(DataTypes.DateType)));
     return arrivals
         .transform(rows -> BehindWatermark.flag(rows, wm, m))
         .withColumn("_behind", m.and(col("_behind")))
-        .select(col("*"), groups.as("_day"))
+        .select(col("*"), groups.as("_day"), l.as("_l"))
         .groupBy(col("source"), col("_day").as("arrival_day"))
         .agg(
             count(l).as("n"),
             avg(l).as("mean_s"),
             stddev_samp(l).as("stddev_s"),
             min(l).as("min_s"),
-            percentile_approx(l, levels, lit(cfg.accuracy())).as("quantiles"),
+            quantiles("_l", summaryLevels(cfg), cfg).as("quantiles"),
             max(l).as("max_s"),
             count_if(l.lt(0)).as("negative_count"),
             count_if(l.gt(wm)).as("beyond_watermark_count"),
@@ -215,6 +214,34 @@ public final class LatenessStats {
             count(lit(1)).as("received_count"),
             count_if(col("_behind")).as("behind_watermark_count"),
             LatenessSketches.sketch(l).as("lateness_sketch"));
+  }
+
+  /**
+   * The percentiles of {@code lateness} at {@code levels} in one aggregate: {@code
+   * percentile_approx} at {@link ProfilerConfig#accuracy}, or with {@link ProfilerConfig#exact}
+   * {@code percentile_disc} (exact). Both return the value at rank {@code ceil(p * n)}; null values
+   * are ignored.
+   *
+   * @param lateness the name of a double column ({@code percentile_disc} is reached through SQL:
+   *     Spark's Java API has no function for it)
+   * @return array of double, in the order of {@code levels}; null for a group without values
+   */
+  static Column quantiles(String lateness, double[] levels, ProfilerConfig cfg) {
+    if (!cfg.exact()) {
+      return percentile_approx(
+          col(lateness),
+          array(java.util.Arrays.stream(levels).mapToObj(v -> lit(v)).toArray(Column[]::new)),
+          lit(cfg.accuracy()));
+    }
+    StringBuilder sql = new StringBuilder("percentile_disc(array(");
+    for (int i = 0; i < levels.length; i++) {
+      // a double literal (D suffix): Double.toString never gives an exponent Spark misreads
+      sql.append(i == 0 ? "" : ", ")
+          .append(java.math.BigDecimal.valueOf(levels[i]).toPlainString());
+      sql.append("D");
+    }
+    sql.append(")) WITHIN GROUP (ORDER BY ").append(lateness).append(")");
+    return org.apache.spark.sql.functions.expr(sql.toString());
   }
 
   /**
@@ -242,10 +269,11 @@ public final class LatenessStats {
    * LogAppendTime, {@code producer-clock} only CreateTime rows — nothing measured, n = 0 —, {@code
    * mixed-producer-clock} some CreateTime rows left out, {@code captured} files/replays), {@code
    * watermark_delay_s}, {@code correction_horizon_s}, {@code publish_after_s} double, {@code
-   * accuracy} int, {@code computed_at} timestamp, {@code redelivery_count} long (received copies
-   * that are not their event's first arrival), {@code redelivery_share} double, {@code
-   * lateness_sketch} binary (the measured lateness as a KLL sketch, k = {@value
-   * LatenessSketches#K}: days merge into a range's quantiles, {@link LatenessSketches#over}).
+   * accuracy} int (null: exact percentiles, {@code --exact}), {@code computed_at} timestamp, {@code
+   * redelivery_count} long (received copies that are not their event's first arrival), {@code
+   * redelivery_share} double, {@code lateness_sketch} binary (the measured lateness as a KLL
+   * sketch, k = {@value LatenessSketches#K}: days merge into a range's quantiles, {@link
+   * LatenessSketches#over}).
    *
    * @param arrivals output of {@link #arrivals} (or of {@link #lateness}: nothing is then left out)
    * @param cfg thresholds and accuracy
@@ -293,7 +321,8 @@ public final class LatenessStats {
     out.add(lit(cfg.watermarkDelaySeconds()).as("watermark_delay_s"));
     out.add(lit(cfg.correctionHorizonSeconds()).as("correction_horizon_s"));
     out.add(lit(cfg.publishAfter().toNanos() / 1e9).as("publish_after_s"));
-    out.add(lit(cfg.accuracy()).as("accuracy"));
+    out.add(
+        (cfg.exact() ? lit(null).cast(DataTypes.IntegerType) : lit(cfg.accuracy())).as("accuracy"));
     out.add(lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));
     out.add(col("redelivery_count"));
     out.add(col("redelivery_count").divide(col("received_count")).as("redelivery_share"));

@@ -34,6 +34,14 @@ public final class ProfileMain extends JobCommand<ProfilerJob.Options> {
               + "Default: the last lake.profiler.lookback-days days, today included.")
   String days;
 
+  @Option(
+      names = "--exact",
+      description =
+          "Exact percentiles (percentile_disc) instead of percentile_approx at"
+              + " lake.profiler.accuracy: for audits; holds every distinct lateness value of a"
+              + " source and day in memory at once. lateness_stats.accuracy is null on its rows.")
+  boolean exact;
+
   private Clock clock = Clock.systemUTC();
 
   public static void main(String[] args) {
@@ -53,7 +61,7 @@ public final class ProfileMain extends JobCommand<ProfilerJob.Options> {
 
   @Override
   protected ProfilerJob.Options prepare(Config config) {
-    ProfilerConfig cfg = ProfilerConfig.fromConfig(config);
+    ProfilerConfig cfg = ProfilerConfig.fromConfig(config).withExact(exact);
     DayRange range =
         days == null
             ? DayRange.lastDays(cfg.lookbackDays(), clock)

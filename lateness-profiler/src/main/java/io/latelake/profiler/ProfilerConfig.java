@@ -42,6 +42,9 @@ import java.util.List;
  * @param silverAuto whether {@code lake.silver.watermark-delay} is {@code auto} ({@code
  *     silverDelay} is then its fallback, and the replay's configured delay the one silver last ran
  *     with)
+ * @param exact whether the run's percentiles are exact ({@code latelake profile --exact}, {@link
+ *     #withExact}): {@code percentile_disc} instead of {@code percentile_approx}, {@code accuracy}
+ *     unused; never from the config file
  */
 public record ProfilerConfig(
     int lookbackDays,
@@ -63,7 +66,8 @@ public record ProfilerConfig(
     double targetDropShare,
     io.latelake.core.streaming.SourceWatermarks sources,
     List<WatermarkReplay.Window> windows,
-    boolean silverAuto) {
+    boolean silverAuto,
+    boolean exact) {
 
   public ProfilerConfig {
     watermarkCoverage = List.copyOf(watermarkCoverage);
@@ -171,7 +175,37 @@ public record ProfilerConfig(
         io.latelake.core.streaming.WatermarkDelaySetting.fromConfig(
                 Settings.of(root).sub("lake.silver"))
             .auto()
-            .isPresent());
+            .isPresent(),
+        false);
+  }
+
+  /**
+   * @param on whether the percentiles are exact ({@code --exact})
+   * @return this config with {@link #exact} set to {@code on}
+   */
+  public ProfilerConfig withExact(boolean on) {
+    return new ProfilerConfig(
+        lookbackDays,
+        accuracy,
+        watermarkDelay,
+        correctionHorizon,
+        publishAfter,
+        watermarkCoverage,
+        correctionCoverage,
+        cdfSteps,
+        rules,
+        dropWindowBatches,
+        dropMaxCount,
+        dropMaxShare,
+        reportDir,
+        dedupHorizon,
+        silverDelay,
+        candidateDelays,
+        targetDropShare,
+        sources,
+        windows,
+        silverAuto,
+        on);
   }
 
   private static List<WatermarkReplay.Window> windows(Config root) {

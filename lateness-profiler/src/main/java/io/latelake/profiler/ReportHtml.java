@@ -27,6 +27,45 @@ final class ReportHtml {
         .append("\">");
   }
 
+  /**
+   * How the shown days' percentiles were computed, from their {@code accuracy} column (null: exact,
+   * {@code profile --exact}); {@code configured} when no day is shown.
+   *
+   * @return HTML, one sentence without its full stop
+   */
+  static String percentileMethod(List<Row> stats, int configured) {
+    java.util.TreeSet<Integer> accuracies = new java.util.TreeSet<>();
+    boolean exact = false;
+    for (Row r : stats) {
+      Integer a = r.getAs("accuracy");
+      if (a == null) {
+        exact = true;
+      } else {
+        accuracies.add(a);
+      }
+    }
+    if (!exact && accuracies.isEmpty()) {
+      accuracies.add(configured);
+    }
+    StringBuilder out = new StringBuilder("Percentiles: ");
+    if (exact) {
+      out.append("exact (<code>percentile_disc</code>, <code>profile --exact</code>)");
+      if (accuracies.isEmpty()) {
+        return out.toString();
+      }
+      out.append(" on some days; on the others ");
+    }
+    for (Integer a : accuracies) {
+      out.append(a.equals(accuracies.first()) ? "" : "; ")
+          .append("<code>percentile_approx</code>, accuracy ")
+          .append(a)
+          .append(" (rank error ≤ n / ")
+          .append(a)
+          .append(")");
+    }
+    return out.toString();
+  }
+
   static void statsTable(StringBuilder html, List<Row> rows) {
     String[] cols = {
       "arrival_day",

@@ -67,6 +67,31 @@ class LatenessStatsTest extends SparkTestBase {
   }
 
   @Test
+  void c13ExactPercentilesAreTheValueAtRankCeilPnWhateverTheAccuracy() {
+    double[] l = new double[1000];
+    for (int i = 0; i < 1000; i++) {
+      l[i] = i + 1;
+    }
+    Row r =
+        onlyRow(
+            Fixtures.withLateness("web", "2024-05-14T00:00:00Z", l),
+            Fixtures.profiler("lake.profiler.accuracy=10").withExact(true));
+    assertThat(LatenessStats.PERCENTILE_COLUMNS.stream().map(c -> r.<Double>getAs(c)).toList())
+        .containsExactly(100.0, 500.0, 900.0, 950.0, 990.0, 999.0);
+    assertThat(r.<Integer>getAs("accuracy")).isNull();
+    Row small =
+        onlyRow(
+            Fixtures.withLateness("web", "2024-05-14T12:00:00Z", 0, 60, 120, 600),
+            Fixtures.profiler().withExact(true));
+    assertThat(
+            List.of(
+                small.<Double>getAs("p50_s"),
+                small.<Double>getAs("p90_s"),
+                small.<Double>getAs("p99_s")))
+        .containsExactly(60.0, 600.0, 600.0);
+  }
+
+  @Test
   void c12NullEventTimesAreIgnored() {
     List<Row> rows =
         List.of(

@@ -156,7 +156,7 @@ class ProfileMainTest {
   }
 
   @Test
-  void anExceededRuleExitsThreeAndWritesOneAlertRow(@TempDir Path dir) {
+  void anExceededRuleExitsThreeAndWritesOneAlertRowAlsoWithExactPercentiles(@TempDir Path dir) {
     SparkSession spark =
         SparkSessions.create(
             "fixture",
@@ -190,7 +190,8 @@ class ProfileMainTest {
                 "--set",
                 "lake.spark.shuffle-partitions=2",
                 "--set",
-                "lake.profiler.rules=[{metric=max_s, above=2.5}]"))
+                "lake.profiler.rules=[{metric=max_s, above=2.5}]",
+                "--exact"))
         .isEqualTo(3);
     SparkSession after =
         SparkSessions.create(
@@ -200,8 +201,15 @@ class ProfileMainTest {
       assertThat(after.read().format("delta").load(tables.monitoring("alerts")).collectAsList())
           .extracting(r -> r.getAs("rule"), r -> r.getAs("observed"))
           .containsExactly(org.assertj.core.groups.Tuple.tuple("max_s > 2.5", 3.0));
-      assertThat(after.read().format("delta").load(tables.monitoring("lateness_stats")).count())
-          .isEqualTo(1L);
+      // the second run, with --exact, replaced the day's row: exact percentiles, no accuracy
+      assertThat(
+              after
+                  .read()
+                  .format("delta")
+                  .load(tables.monitoring("lateness_stats"))
+                  .collectAsList())
+          .extracting(r -> r.getAs("p50_s"), r -> r.getAs("accuracy"))
+          .containsExactly(org.assertj.core.groups.Tuple.tuple(2.0, null));
     } finally {
       after.stop();
     }

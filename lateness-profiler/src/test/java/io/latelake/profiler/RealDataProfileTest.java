@@ -234,6 +234,20 @@ class RealDataProfileTest extends SparkTestBase {
         .isCloseTo(
             ref.get("share_negative").asDouble(), org.assertj.core.data.Offset.offset(1e-12));
     checkPercentiles(overall, sorted, ref, cfg.accuracy());
+    // --exact: every level, the CDF's included, is the order statistic at rank ceil(p n)
+    Row exact =
+        LatenessStats.summary(
+                lateness.withColumn("arrival_day", lit(java.sql.Date.valueOf("1999-12-29"))),
+                cfg.withExact(true))
+            .filter(col("arrival_day").isNull())
+            .first();
+    double[] levels = LatenessStats.summaryLevels(cfg);
+    List<Double> expected = new java.util.ArrayList<>();
+    for (double p : levels) {
+      expected.add(orderStat(sorted, Math.max(1, (long) Math.ceil(p * sorted.length))));
+    }
+    assertThat(exact.<Long>getAs("n")).isEqualTo((long) sorted.length);
+    assertThat(exact.getList(exact.fieldIndex("quantiles"))).isEqualTo(expected);
     describe("curl-commits", overall, r.advice());
     // PROFILE.json: 0.199832 behind a 1-day watermark in arrival order; here 17117 / 85752
     assertThat(r.advice().get(0).<Long>getAs("configured_dropped_count")).isEqualTo(17117L);

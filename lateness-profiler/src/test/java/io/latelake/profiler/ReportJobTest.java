@@ -148,6 +148,9 @@ class ReportJobTest extends SparkTestBase {
     assertThat(html)
         .contains("<h2>web &lt;&amp;&gt;</h2>")
         .doesNotContain("<h2>web <&>")
+        .contains(
+            "Percentiles: <code>percentile_approx</code>, accuracy 10000 (rank error ≤ n /"
+                + " 10000). Watermark delay 1 min")
         .contains("Watermark delay covering 99% of events: <b>")
         // app's five events (0.5, 2, 8, 30, 120 s) over the range, from its day's sketch
         .contains(
@@ -165,5 +168,29 @@ class ReportJobTest extends SparkTestBase {
         .containsPattern(
             "<tr><td>10 min</td><td>0</td><td>905</td><td>0</td><td>0</td><td>905</td><td>[^<]*</td>"
                 + "<td>configured</td></tr>");
+  }
+
+  private static Row withAccuracy(Integer accuracy) {
+    return new org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema(
+        new Object[] {accuracy},
+        new org.apache.spark.sql.types.StructType().add("accuracy", "int"));
+  }
+
+  @Test
+  void theReportSaysHowTheShownDaysPercentilesWereComputed() {
+    assertThat(ReportHtml.percentileMethod(List.of(), 500))
+        .isEqualTo(
+            "Percentiles: <code>percentile_approx</code>, accuracy 500 (rank error ≤ n / 500)");
+    assertThat(ReportHtml.percentileMethod(List.of(withAccuracy(null), withAccuracy(null)), 500))
+        .isEqualTo(
+            "Percentiles: exact (<code>percentile_disc</code>, <code>profile --exact</code>)");
+    assertThat(
+            ReportHtml.percentileMethod(
+                List.of(withAccuracy(10000), withAccuracy(null), withAccuracy(100)), 500))
+        .isEqualTo(
+            "Percentiles: exact (<code>percentile_disc</code>, <code>profile --exact</code>) on"
+                + " some days; on the others <code>percentile_approx</code>, accuracy 100 (rank"
+                + " error ≤ n / 100); <code>percentile_approx</code>, accuracy 10000 (rank error ≤"
+                + " n / 10000)");
   }
 }
