@@ -311,18 +311,33 @@ class NotebooksSeedExampleTest {
     assertThat(cols(t.get(1), "source", "n", "sketched_n", "p50_s", "p95_s", "p99_s"))
         .containsExactly(cols(t.get(0), "source", "n", "n", "p50_s", "p95_s", "p99_s").get(0))
         .allMatch(line -> line.startsWith("web 8 8 "));
+    // per hour of arrival: every copy arrived between 10:01 and 10:31, one hour holding the
+    // day's figures (its beyond-watermark count is the day's)
+    assertThat(
+            cols(
+                t.get(2),
+                "source",
+                "arrival_hour",
+                "n",
+                "max_s",
+                "beyond_watermark_count",
+                "redelivery_count"))
+        .containsExactly(
+            "web 2024-05-14 10:00 8 1680.0 "
+                + cols(t.get(0), "beyond_watermark_count").get(0)
+                + " 1");
     // the replay of silver's configured delay predicts the row the stream dropped (h4, 10:03
     // /home), which leaves one gold row to correct in each of the three metrics
     assertThat(
             cols(
-                t.get(3),
+                t.get(4),
                 "query_name",
                 "delay_s",
                 "configured",
                 "dropped_count",
                 "gold_rows_to_correct"))
         .contains("silver_events 600.0 true 1 3");
-    assertThat(cols(t.get(5), "query_name", "rows_dropped_by_watermark"))
+    assertThat(cols(t.get(6), "query_name", "rows_dropped_by_watermark"))
         .containsExactly("silver_events 1");
   }
 

@@ -3,6 +3,7 @@ package io.latelake.profiler;
 import static org.apache.spark.sql.functions.array;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.collect_list;
+import static org.apache.spark.sql.functions.explode;
 import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.kll_sketch_agg_double;
 import static org.apache.spark.sql.functions.kll_sketch_get_n_double;
@@ -83,5 +84,35 @@ public final class LatenessSketches {
             col("n"),
             col("sketched_n"),
             when(col("sketched_n").gt(0), quantiles).as("quantiles"));
+  }
+
+  /**
+   * Quantiles per source over a span of hours of arrival, from the hours' sketches of the given
+   * rows of {@code monitoring.lateness_stats} ({@code lateness_by_hour}) merged as in {@link
+   * #over}: the quantiles of an outage's hours, or of a day's working hours, without reading
+   * bronze. A source without rows in the span has no row. Days profiled before the hours were kept
+   * have no {@code lateness_by_hour} and add nothing.
+   *
+   * @param stats rows of {@code monitoring.lateness_stats} with {@code source} and {@code
+   *     lateness_by_hour} (e.g. those of the days the span touches)
+   * @param from the span's first hour (UTC, inclusive)
+   * @param to the span's end (UTC, exclusive)
+   * @param levels quantile levels in [0, 1]
+   * @return as {@link #over}: {@code source}, {@code n}, {@code sketched_n}, {@code quantiles}
+   */
+  public static Dataset<Row> overHours(
+      Dataset<Row> stats, java.time.Instant from, java.time.Instant to, double[] levels) {
+    Column hour = col("_h.arrival_hour");
+    return over(
+        stats
+            .select(col("source"), explode(col("lateness_by_hour")).as("_h"))
+            .filter(
+                hour.geq(lit(java.sql.Timestamp.from(from)))
+                    .and(hour.lt(lit(java.sql.Timestamp.from(to)))))
+            .select(
+                col("source"),
+                col("_h.n").as("n"),
+                col("_h.lateness_sketch").as("lateness_sketch")),
+        levels);
   }
 }

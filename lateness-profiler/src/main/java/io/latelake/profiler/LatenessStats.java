@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.array;
 import static org.apache.spark.sql.functions.avg;
 import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.collect_list;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.count_if;
 import static org.apache.spark.sql.functions.date_trunc;
@@ -14,7 +15,10 @@ import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.not;
 import static org.apache.spark.sql.functions.percentile_approx;
+import static org.apache.spark.sql.functions.sort_array;
 import static org.apache.spark.sql.functions.stddev_samp;
+import static org.apache.spark.sql.functions.struct;
+import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.to_date;
 import static org.apache.spark.sql.functions.unix_micros;
 import static org.apache.spark.sql.functions.when;
@@ -150,31 +154,34 @@ public final class LatenessStats {
 
   /**
    * Every figure of a profile run, in one aggregation over {@link #arrivals}: one row per source
-   * and arrival day, and one row per source over all the rows given ({@code arrival_day} null).
-   * {@link #statsOf}, {@link RangeFigures#cdf} and {@link RangeFigures#advice} derive their rows
-   * from these, so a run reads bronze once and aggregates once.
+   * and hour of arrival, one per source and arrival day ({@code arrival_hour} null), and one per
+   * source over all the rows given ({@code arrival_day} and {@code arrival_hour} null). {@link
+   * #statsOf}, {@link RangeFigures#cdf} and {@link RangeFigures#advice} derive their rows from
+   * these, so a run reads bronze once and aggregates once.
    *
-   * <p>How: each row is counted in its day's group and in its source's group (the rows are emitted
-   * once per group), with one {@code percentile_approx} per group at all {@link #summaryLevels}.
-   * The behind-the-watermark flag needs a source's rows in arrival order ({@link
-   * BehindWatermark#flag}: a window per source and hour of arrival, and the running maximum of the
-   * hours before), computed on the deduplicated rows before they are emitted per group. An earlier
-   * version counted it in a second branch joined on the group, and Spark ran that branch's scan,
-   * dedup and aggregation a second time (bench, 5M rows of one source: 35.3 s in two chains of
-   * stages side by side; 33.2 s in one, with half the CPU time). Until the hour buckets, the
-   * arrival-order window sorted each source's rows in one task (14 s of that 5M pass), which no
-   * number of cores could shorten; on 2 local cores with one source the buckets change nothing
-   * measurable (bench, 1M events: profile 9.31 s before, 9.76 s after, scan 0.31/0.33 s).
+   * <p>How: each row is counted in its hour's, its day's and its source's group (the rows are
+   * emitted once per group), with one {@code percentile_approx} per day and source group at all
+   * {@link #summaryLevels} (an hour group keeps only its sketch and counts). The
+   * behind-the-watermark flag needs a source's rows in arrival order ({@link BehindWatermark#flag}:
+   * a window per source and hour of arrival, and the running maximum of the hours before), computed
+   * on the deduplicated rows before they are emitted per group. An earlier version counted it in a
+   * second branch joined on the group, and Spark ran that branch's scan, dedup and aggregation a
+   * second time (bench, 5M rows of one source: 35.3 s in two chains of stages side by side; 33.2 s
+   * in one, with half the CPU time). Until the hour buckets, the arrival-order window sorted each
+   * source's rows in one task (14 s of that 5M pass), which no number of cores could shorten; on 2
+   * local cores with one source the buckets change nothing measurable (bench, 1M events: profile
+   * 9.31 s before, 9.76 s after, scan 0.31/0.33 s).
    *
    * <p>Measured rows ({@link #measured}) as in {@link #stats}. Output (seconds, UTC): {@code
-   * source} string, {@code arrival_day} date (null: the group over all days), {@code n} long,
-   * {@code mean_s}, {@code stddev_s}, {@code min_s} double, {@code quantiles} array of double (at
-   * {@link #summaryLevels}; null when n = 0), {@code max_s} double, {@code negative_count}, {@code
-   * beyond_watermark_count}, {@code beyond_correction_count}, {@code after_publish_count}, {@code
-   * create_time_count}, {@code log_append_count} (measured rows with Kafka LogAppendTime), {@code
-   * redelivery_count}, {@code received_count} (every received copy), {@code behind_watermark_count}
-   * long, {@code lateness_sketch} binary (a KLL sketch of the measured lateness, {@link
-   * LatenessSketches}).
+   * source} string, {@code arrival_day} date (null: the group over all days), {@code arrival_hour}
+   * timestamp (the hour's start; null: a day's or the range's group), {@code n} long, {@code
+   * mean_s}, {@code stddev_s}, {@code min_s} double, {@code quantiles} array of double (at {@link
+   * #summaryLevels}; null when n = 0 and in hour groups), {@code max_s} double, {@code
+   * negative_count}, {@code beyond_watermark_count}, {@code beyond_correction_count}, {@code
+   * after_publish_count}, {@code create_time_count}, {@code log_append_count} (measured rows with
+   * Kafka LogAppendTime), {@code redelivery_count}, {@code received_count} (every received copy),
+   * {@code behind_watermark_count} long, {@code lateness_sketch} binary (a KLL sketch of the
+   * measured lateness, {@link LatenessSketches}), {@code sum_s} double (their sum).
    *
    * @param arrivals output of {@link #arrivals} (or of {@link #lateness})
    * @param cfg thresholds, accuracy, CDF steps and advice targets
@@ -190,13 +197,24 @@ public final class LatenessStats {
         m.and(
             unix_micros(col("enqueued_time"))
                 .gt(unix_micros(date_trunc("DAY", col("event_time"))).plus(publishMicros)));
-    // each row once in its day's group and once in its source's group over all days (null day)
-    Column groups = explode(array(col("arrival_day"), lit(null).cast(DataTypes.DateType)));
+    // each row once in its hour's group, once in its day's group (null hour) and once in its
+    // source's group over all days (null day and hour)
+    Column noHour = lit(null).cast(DataTypes.TimestampType);
+    Column groups =
+        explode(
+            array(
+                struct(
+                    col("arrival_day").as("day"),
+                    date_trunc("HOUR", col("enqueued_time")).as("hour")),
+                struct(col("arrival_day").as("day"), noHour.as("hour")),
+                struct(lit(null).cast(DataTypes.DateType).as("day"), noHour.as("hour"))));
     return arrivals
         .transform(rows -> BehindWatermark.flag(rows, wm, m))
         .withColumn("_behind", m.and(col("_behind")))
-        .select(col("*"), groups.as("_day"), l.as("_l"))
-        .groupBy(col("source"), col("_day").as("arrival_day"))
+        .select(col("*"), groups.as("_g"))
+        // percentiles for the day and range groups only: an hour keeps its sketch
+        .withColumn("_l", when(col("_g.hour").isNull(), l))
+        .groupBy(col("source"), col("_g.day").as("arrival_day"), col("_g.hour").as("arrival_hour"))
         .agg(
             count(l).as("n"),
             avg(l).as("mean_s"),
@@ -213,7 +231,44 @@ public final class LatenessStats {
             count_if(col("redelivery")).as("redelivery_count"),
             count(lit(1)).as("received_count"),
             count_if(col("_behind")).as("behind_watermark_count"),
-            LatenessSketches.sketch(l).as("lateness_sketch"));
+            LatenessSketches.sketch(l).as("lateness_sketch"),
+            sum(l).as("sum_s"));
+  }
+
+  /** The fields of one element of {@code lateness_stats.lateness_by_hour}, in order. */
+  public static final List<String> HOUR_FIELDS =
+      List.of(
+          "arrival_hour",
+          "n",
+          "sum_s",
+          "min_s",
+          "max_s",
+          "negative_count",
+          "beyond_watermark_count",
+          "behind_watermark_count",
+          "beyond_correction_count",
+          "after_publish_count",
+          "create_time_count",
+          "redelivery_count",
+          "received_count",
+          "lateness_sketch");
+
+  /**
+   * Per source and arrival day, the day's hours of arrival with events, from the hour rows of a
+   * {@link #summary}: {@code source}, {@code arrival_day}, {@code lateness_by_hour} array of struct
+   * ({@link #HOUR_FIELDS}: {@code arrival_hour} timestamp, the hour's start, UTC; {@code n}, {@code
+   * sum_s}, {@code min_s}, {@code max_s} and the counts as in {@link #stats}; {@code
+   * lateness_sketch} the hour's KLL sketch), ascending by hour.
+   */
+  static Dataset<Row> hours(Dataset<Row> summary) {
+    return summary
+        .filter(col("arrival_hour").isNotNull())
+        .groupBy(col("source").as("_source"), col("arrival_day").as("_day"))
+        .agg(
+            sort_array(
+                    collect_list(
+                        struct(HOUR_FIELDS.stream().map(c -> col(c)).toArray(Column[]::new))))
+                .as("lateness_by_hour"));
   }
 
   /**
@@ -273,7 +328,9 @@ public final class LatenessStats {
    * redelivery_count} long (received copies that are not their event's first arrival), {@code
    * redelivery_share} double, {@code lateness_sketch} binary (the measured lateness as a KLL
    * sketch, k = {@value LatenessSketches#K}: days merge into a range's quantiles, {@link
-   * LatenessSketches#over}).
+   * LatenessSketches#over}), {@code lateness_by_hour} array of struct (the day's hours of arrival
+   * with rows, ascending: {@link #HOUR_FIELDS}, the hour's counts, sum, extremes and sketch; hours
+   * merge into the quantiles of any span of hours, {@link LatenessSketches#overHours}).
    *
    * @param arrivals output of {@link #arrivals} (or of {@link #lateness}: nothing is then left out)
    * @param cfg thresholds and accuracy
@@ -327,6 +384,16 @@ public final class LatenessStats {
     out.add(col("redelivery_count"));
     out.add(col("redelivery_count").divide(col("received_count")).as("redelivery_share"));
     out.add(col("lateness_sketch"));
-    return summary.filter(col("arrival_day").isNotNull()).select(out.toArray(Column[]::new));
+    out.add(col("lateness_by_hour"));
+    Dataset<Row> hours = hours(summary);
+    Dataset<Row> days =
+        summary.filter(col("arrival_day").isNotNull().and(col("arrival_hour").isNull()));
+    return days.join(
+            hours,
+            days.col("source")
+                .eqNullSafe(hours.col("_source"))
+                .and(days.col("arrival_day").equalTo(hours.col("_day"))),
+            "left")
+        .select(out.toArray(Column[]::new));
   }
 }

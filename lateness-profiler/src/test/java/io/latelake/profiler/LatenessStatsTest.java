@@ -457,6 +457,72 @@ class LatenessStatsTest extends SparkTestBase {
   }
 
   /** web: 1, 2, 3, 4 s on 2024-05-14 and 10, 20, 30 s on 2024-05-15; app: 6 s on 2024-05-15. */
+  @Test
+  void hoursOfArrivalKeepTheirCountsAndSketchesAndMergeIntoAnySpanOfHours() {
+    // web: event time 10:59, enqueued 10:59:30, 10:59:50, 11:00:30 and 12:00:40; app: one at
+    // 11:10:05
+    List<Row> rows =
+        new ArrayList<>(Fixtures.withLateness("web", "2024-05-14T10:59:00Z", 30, 50, 90, 3700));
+    rows.addAll(Fixtures.withLateness("app", "2024-05-14T11:10:00Z", 5));
+    // a second copy of web's 90 s event, enqueued in hour 12: a redelivery there
+    rows.add(
+        Fixtures.row(
+            "web-2024-05-14T10:59:00Z-2",
+            "2024-05-14T10:59:00Z",
+            "2024-05-14T12:30:00Z",
+            null,
+            "web",
+            null));
+    Dataset<Row> stats =
+        LatenessStats.stats(
+            LatenessStats.arrivals(Fixtures.bronze(spark, rows)), Fixtures.profiler(), NOW);
+    Row web = stats.filter("source = 'web'").first();
+    assertThat(web.<Long>getAs("n")).isEqualTo(4L);
+    // default thresholds: watermark delay 10 minutes, correction horizon 1 hour
+    assertThat(web.<Row>getList(web.fieldIndex("lateness_by_hour")))
+        .extracting(
+            h -> h.getTimestamp(h.fieldIndex("arrival_hour")).toInstant().toString(),
+            h -> h.getAs("n"),
+            h -> h.getAs("sum_s"),
+            h -> h.getAs("min_s"),
+            h -> h.getAs("max_s"),
+            h -> h.getAs("beyond_watermark_count"),
+            h -> h.getAs("beyond_correction_count"),
+            h -> h.getAs("redelivery_count"),
+            h -> h.getAs("received_count"))
+        .containsExactly(
+            tuple("2024-05-14T10:00:00Z", 2L, 80.0, 30.0, 50.0, 0L, 0L, 0L, 2L),
+            tuple("2024-05-14T11:00:00Z", 1L, 90.0, 90.0, 90.0, 0L, 0L, 0L, 1L),
+            tuple("2024-05-14T12:00:00Z", 1L, 3700.0, 3700.0, 3700.0, 1L, 1L, 1L, 2L));
+    double[] levels = {0.5, 1.0};
+    List<Row> afterTen =
+        LatenessSketches.overHours(
+                stats,
+                Instant.parse("2024-05-14T11:00:00Z"),
+                Instant.parse("2024-05-14T13:00:00Z"),
+                levels)
+            .orderBy("source")
+            .collectAsList();
+    assertThat(afterTen)
+        .extracting(
+            r -> r.getAs("source"),
+            r -> r.getAs("n"),
+            r -> r.getAs("sketched_n"),
+            r -> r.getList(r.fieldIndex("quantiles")))
+        .containsExactly(
+            tuple("app", 1L, 1L, List.of(5.0, 5.0)), tuple("web", 2L, 2L, List.of(90.0, 3700.0)));
+    assertThat(
+            LatenessSketches.overHours(
+                    stats,
+                    Instant.parse("2024-05-14T10:00:00Z"),
+                    Instant.parse("2024-05-14T11:00:00Z"),
+                    levels)
+                .collectAsList())
+        .extracting(
+            r -> r.getAs("source"), r -> r.getAs("n"), r -> r.getList(r.fieldIndex("quantiles")))
+        .containsExactly(tuple("web", 2L, List.of(30.0, 50.0)));
+  }
+
   private static List<Row> webOverTwoDaysAndApp() {
     List<Row> rows =
         new ArrayList<>(Fixtures.withLateness("web", "2024-05-14T10:00:00Z", 1, 2, 3, 4));

@@ -62,6 +62,11 @@ final class ColumnDocs {
               "lateness_sketch",
               "KLL sketch (k = 200) of the day's measured lateness in seconds: merge days with "
                   + "kll_sketch_merge_double, read quantiles with kll_sketch_get_quantile_double."),
+          Map.entry(
+              "lateness_by_hour",
+              "The day's hours of arrival (UTC) with events: per hour n, sum_s, min_s, max_s, the "
+                  + "counts and a KLL sketch of its lateness; inline() it and merge hours with "
+                  + "kll_sketch_merge_double."),
           Map.entry("event_time", "When the event happened at the source (UTC)."),
           Map.entry(
               "enqueued_time",
