@@ -51,6 +51,22 @@ public final class LatenessSketches {
   }
 
   /**
+   * @param sketches the name of an array column of sketches (null elements are skipped by {@code
+   *     collect_list} before they get here)
+   * @return the sketches merged into one ({@code kll_sketch_merge_double}); null for an empty array
+   */
+  static Column merged(String sketches) {
+    return expr(
+        "aggregate(slice("
+            + sketches
+            + ", 2, greatest(size("
+            + sketches
+            + ") - 1, 0)), try_element_at("
+            + sketches
+            + ", 1), (a, x) -> kll_sketch_merge_double(a, x))");
+  }
+
+  /**
    * Quantiles per source over the given rows of {@code monitoring.lateness_stats} (e.g. those of a
    * range of arrival days): the days' sketches merged ({@code kll_sketch_merge_double}).
    *
@@ -64,10 +80,7 @@ public final class LatenessSketches {
    * @param levels quantile levels in [0, 1]
    */
   public static Dataset<Row> over(Dataset<Row> stats, double[] levels) {
-    Column merged =
-        expr(
-            "aggregate(slice(_sketches, 2, greatest(size(_sketches) - 1, 0)), "
-                + "try_element_at(_sketches, 1), (a, x) -> kll_sketch_merge_double(a, x))");
+    Column merged = merged("_sketches");
     // one call per level: the rank must be a literal
     Column quantiles =
         array(

@@ -181,7 +181,8 @@ public final class LatenessStats {
    * after_publish_count}, {@code create_time_count}, {@code log_append_count} (measured rows with
    * Kafka LogAppendTime), {@code redelivery_count}, {@code received_count} (every received copy),
    * {@code behind_watermark_count} long, {@code lateness_sketch} binary (a KLL sketch of the
-   * measured lateness, {@link LatenessSketches}), {@code sum_s} double (their sum).
+   * measured lateness, {@link LatenessSketches}, in hour groups only: a day's is its hours' merged,
+   * {@link #statsOf}), {@code sum_s} double (their sum).
    *
    * @param arrivals output of {@link #arrivals} (or of {@link #lateness})
    * @param cfg thresholds, accuracy, CDF steps and advice targets
@@ -231,7 +232,8 @@ public final class LatenessStats {
             count_if(col("redelivery")).as("redelivery_count"),
             count(lit(1)).as("received_count"),
             count_if(col("_behind")).as("behind_watermark_count"),
-            LatenessSketches.sketch(l).as("lateness_sketch"),
+            // hours only: a day's sketch is its hours' merged (statsOf), one update per row
+            LatenessSketches.sketch(when(col("_g.hour").isNotNull(), l)).as("lateness_sketch"),
             sum(l).as("sum_s"));
   }
 
@@ -258,7 +260,8 @@ public final class LatenessStats {
    * {@link #summary}: {@code source}, {@code arrival_day}, {@code lateness_by_hour} array of struct
    * ({@link #HOUR_FIELDS}: {@code arrival_hour} timestamp, the hour's start, UTC; {@code n}, {@code
    * sum_s}, {@code min_s}, {@code max_s} and the counts as in {@link #stats}; {@code
-   * lateness_sketch} the hour's KLL sketch), ascending by hour.
+   * lateness_sketch} the hour's KLL sketch), ascending by hour; {@code _day_sketch} binary, the
+   * hours' sketches merged: the day's.
    */
   static Dataset<Row> hours(Dataset<Row> summary) {
     return summary
@@ -268,7 +271,10 @@ public final class LatenessStats {
             sort_array(
                     collect_list(
                         struct(HOUR_FIELDS.stream().map(c -> col(c)).toArray(Column[]::new))))
-                .as("lateness_by_hour"));
+                .as("lateness_by_hour"),
+            collect_list(col("lateness_sketch")).as("_sketches"))
+        .withColumn("_day_sketch", LatenessSketches.merged("_sketches"))
+        .drop("_sketches");
   }
 
   /**
@@ -327,10 +333,11 @@ public final class LatenessStats {
    * accuracy} int (null: exact percentiles, {@code --exact}), {@code computed_at} timestamp, {@code
    * redelivery_count} long (received copies that are not their event's first arrival), {@code
    * redelivery_share} double, {@code lateness_sketch} binary (the measured lateness as a KLL
-   * sketch, k = {@value LatenessSketches#K}: days merge into a range's quantiles, {@link
-   * LatenessSketches#over}), {@code lateness_by_hour} array of struct (the day's hours of arrival
-   * with rows, ascending: {@link #HOUR_FIELDS}, the hour's counts, sum, extremes and sketch; hours
-   * merge into the quantiles of any span of hours, {@link LatenessSketches#overHours}).
+   * sketch, k = {@value LatenessSketches#K}, its hours' sketches merged: days merge into a range's
+   * quantiles, {@link LatenessSketches#over}), {@code lateness_by_hour} array of struct (the day's
+   * hours of arrival with rows, ascending: {@link #HOUR_FIELDS}, the hour's counts, sum, extremes
+   * and sketch; hours merge into the quantiles of any span of hours, {@link
+   * LatenessSketches#overHours}).
    *
    * @param arrivals output of {@link #arrivals} (or of {@link #lateness}: nothing is then left out)
    * @param cfg thresholds and accuracy
@@ -383,7 +390,7 @@ public final class LatenessStats {
     out.add(lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));
     out.add(col("redelivery_count"));
     out.add(col("redelivery_count").divide(col("received_count")).as("redelivery_share"));
-    out.add(col("lateness_sketch"));
+    out.add(col("_day_sketch").as("lateness_sketch"));
     out.add(col("lateness_by_hour"));
     Dataset<Row> hours = hours(summary);
     Dataset<Row> days =

@@ -143,7 +143,10 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
     }
     Dataset<Row> computed = spark.createDataFrame(summaryRows, summary.schema());
     Dataset<Row> stats = LatenessStats.statsOf(computed, cfg, now);
-    List<Row> statsRows = stats.orderBy(col("source"), col("arrival_day")).collectAsList();
+    List<Row> statsRows =
+        timed(
+            "lateness_stats rows (the days' hours nested)",
+            () -> stats.orderBy(col("source"), col("arrival_day")).collectAsList());
     Dataset<Row> fresh = spark.createDataFrame(statsRows, stats.schema());
     String statsPath = registry.monitoring("lateness_stats");
     long statsStarted = System.nanoTime();
