@@ -29,9 +29,12 @@ import org.apache.spark.sql.Row;
  * n)}). Above that, DataSketches documents a normalized rank error of {@value #RANK_ERROR} for one
  * quantile at k = 200 (with 99% confidence, {@code KllSketch.getNormalizedRankError(200, false)}):
  * the returned value's rank lies within 1.33% of n of the requested rank, and merging sketches
- * keeps that bound. The per-day percentiles of {@code lateness_stats} stay {@code
+ * keeps that bound. The profile sketches each hour of arrival ({@code lateness_by_hour}) and merges
+ * a day's hours into the day's sketch, so every sketch here is exact up to {@code k} values and
+ * within that rank error above. The per-day percentiles of {@code lateness_stats} stay {@code
  * percentile_approx}'s (exact up to {@code accuracy} events a day, 10,000 by default; else rank
- * error ≤ n / accuracy): the sketches serve ranges, where the days' percentiles cannot be combined.
+ * error ≤ n / accuracy), or {@code percentile_disc}'s with {@code profile --exact}: the sketches
+ * serve ranges, where the days' percentiles cannot be combined.
  */
 public final class LatenessSketches {
   /** Spark's default {@code k} of {@code kll_sketch_agg_double}: sketch size and accuracy. */
@@ -108,13 +111,21 @@ public final class LatenessSketches {
    *
    * @param stats rows of {@code monitoring.lateness_stats} with {@code source} and {@code
    *     lateness_by_hour} (e.g. those of the days the span touches)
-   * @param from the span's first hour (UTC, inclusive)
-   * @param to the span's end (UTC, exclusive)
+   * @param from the span's first hour (UTC, inclusive), on the hour
+   * @param to the span's end (UTC, exclusive), on the hour
    * @param levels quantile levels in [0, 1]
    * @return as {@link #over}: {@code source}, {@code n}, {@code sketched_n}, {@code quantiles}
+   * @throws IllegalArgumentException when {@code from} or {@code to} is not on the hour (a part of
+   *     an hour cannot be cut from its sketch)
    */
   public static Dataset<Row> overHours(
       Dataset<Row> stats, java.time.Instant from, java.time.Instant to, double[] levels) {
+    for (java.time.Instant t : java.util.List.of(from, to)) {
+      if (!t.equals(t.truncatedTo(java.time.temporal.ChronoUnit.HOURS))) {
+        throw new IllegalArgumentException(
+            "A span of hours of arrival starts and ends on the hour (UTC): " + from + ".." + to);
+      }
+    }
     Column hour = col("_h.arrival_hour");
     return over(
         stats

@@ -10,6 +10,7 @@ import static org.apache.spark.sql.functions.count_if;
 import static org.apache.spark.sql.functions.date_trunc;
 import static org.apache.spark.sql.functions.element_at;
 import static org.apache.spark.sql.functions.explode;
+import static org.apache.spark.sql.functions.first;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.min;
@@ -153,36 +154,39 @@ public final class LatenessStats {
   }
 
   /**
-   * Every figure of a profile run, in one aggregation over {@link #arrivals}: one row per source
-   * and hour of arrival, one per source and arrival day ({@code arrival_hour} null), and one per
-   * source over all the rows given ({@code arrival_day} and {@code arrival_hour} null). {@link
-   * #statsOf}, {@link RangeFigures#cdf} and {@link RangeFigures#advice} derive their rows from
-   * these, so a run reads bronze once and aggregates once.
+   * Every figure of a profile run, in one query over {@link #arrivals}: one row per source and
+   * arrival day, with the day's hours of arrival nested, and one per source over all the rows given
+   * ({@code arrival_day} null). {@link #statsOf}, {@link RangeFigures#cdf} and {@link
+   * RangeFigures#advice} derive their rows from these, so a run reads bronze once and aggregates
+   * once.
    *
    * <p>How: each row is counted in its hour's, its day's and its source's group (the rows are
-   * emitted once per group), with one {@code percentile_approx} per day and source group at all
-   * {@link #summaryLevels} (an hour group keeps only its sketch and counts). The
-   * behind-the-watermark flag needs a source's rows in arrival order ({@link BehindWatermark#flag}:
-   * a window per source and hour of arrival, and the running maximum of the hours before), computed
-   * on the deduplicated rows before they are emitted per group. An earlier version counted it in a
-   * second branch joined on the group, and Spark ran that branch's scan, dedup and aggregation a
-   * second time (bench, 5M rows of one source: 35.3 s in two chains of stages side by side; 33.2 s
-   * in one, with half the CPU time). Until the hour buckets, the arrival-order window sorted each
-   * source's rows in one task (14 s of that 5M pass), which no number of cores could shorten; on 2
-   * local cores with one source the buckets change nothing measurable (bench, 1M events: profile
-   * 9.31 s before, 9.76 s after, scan 0.31/0.33 s).
+   * emitted once per group), with one {@link #quantiles} aggregate per day and source group at all
+   * {@link #summaryLevels} (an hour group keeps only its counts and sketch); a second aggregation
+   * of those few rows per source and day nests the hours into their day's row and merges their
+   * sketches into the day's. The behind-the-watermark flag needs a source's rows in arrival order
+   * ({@link BehindWatermark#flag}: a window per source and hour of arrival, and the running maximum
+   * of the hours before), computed on the deduplicated rows before they are emitted per group. An
+   * earlier version counted it in a second branch joined on the group, and Spark ran that branch's
+   * scan, dedup and aggregation a second time (bench, 5M rows of one source: 35.3 s in two chains
+   * of stages side by side; 33.2 s in one, with half the CPU time). Until the hour buckets, the
+   * arrival-order window sorted each source's rows in one task (14 s of that 5M pass), which no
+   * number of cores could shorten; on 2 local cores with one source the buckets change nothing
+   * measurable (bench, 1M events: profile 9.31 s before, 9.76 s after, scan 0.31/0.33 s).
    *
    * <p>Measured rows ({@link #measured}) as in {@link #stats}. Output (seconds, UTC): {@code
-   * source} string, {@code arrival_day} date (null: the group over all days), {@code arrival_hour}
-   * timestamp (the hour's start; null: a day's or the range's group), {@code n} long, {@code
-   * mean_s}, {@code stddev_s}, {@code min_s} double, {@code quantiles} array of double (at {@link
-   * #summaryLevels}; null when n = 0 and in hour groups), {@code max_s} double, {@code
-   * negative_count}, {@code beyond_watermark_count}, {@code beyond_correction_count}, {@code
-   * after_publish_count}, {@code create_time_count}, {@code log_append_count} (measured rows with
-   * Kafka LogAppendTime), {@code redelivery_count}, {@code received_count} (every received copy),
-   * {@code behind_watermark_count} long, {@code lateness_sketch} binary (a KLL sketch of the
-   * measured lateness, {@link LatenessSketches}, in hour groups only: a day's is its hours' merged,
-   * {@link #statsOf}), {@code sum_s} double (their sum).
+   * source} string, {@code arrival_day} date (null: the group over all days), {@code n} long,
+   * {@code mean_s}, {@code stddev_s}, {@code min_s} double, {@code quantiles} array of double (at
+   * {@link #summaryLevels}; null when n = 0), {@code max_s} double, {@code negative_count}, {@code
+   * beyond_watermark_count}, {@code beyond_correction_count}, {@code after_publish_count}, {@code
+   * create_time_count}, {@code log_append_count} (measured rows with Kafka LogAppendTime), {@code
+   * redelivery_count}, {@code received_count} (every received copy), {@code behind_watermark_count}
+   * long, {@code sum_s} double (the measured lateness summed), {@code lateness_by_hour} array of
+   * struct (the day's hours of arrival with rows, ascending, {@link #HOUR_FIELDS}: {@code
+   * arrival_hour} timestamp, the hour's start; {@code n}, {@code sum_s}, {@code min_s}, {@code
+   * max_s} and the counts as above; the hour's {@code lateness_sketch}, a KLL sketch, {@link
+   * LatenessSketches}; empty in the range rows), {@code lateness_sketch} binary (the day's hours'
+   * sketches merged; null in the range rows).
    *
    * @param arrivals output of {@link #arrivals} (or of {@link #lateness})
    * @param cfg thresholds, accuracy, CDF steps and advice targets
@@ -209,32 +213,57 @@ public final class LatenessStats {
                     date_trunc("HOUR", col("enqueued_time")).as("hour")),
                 struct(col("arrival_day").as("day"), noHour.as("hour")),
                 struct(lit(null).cast(DataTypes.DateType).as("day"), noHour.as("hour"))));
-    return arrivals
-        .transform(rows -> BehindWatermark.flag(rows, wm, m))
-        .withColumn("_behind", m.and(col("_behind")))
-        .select(col("*"), groups.as("_g"))
-        // percentiles for the day and range groups only: an hour keeps its sketch
-        .withColumn("_l", when(col("_g.hour").isNull(), l))
-        .groupBy(col("source"), col("_g.day").as("arrival_day"), col("_g.hour").as("arrival_hour"))
-        .agg(
-            count(l).as("n"),
-            avg(l).as("mean_s"),
-            stddev_samp(l).as("stddev_s"),
-            min(l).as("min_s"),
-            quantiles("_l", summaryLevels(cfg), cfg).as("quantiles"),
-            max(l).as("max_s"),
-            count_if(l.lt(0)).as("negative_count"),
-            count_if(l.gt(wm)).as("beyond_watermark_count"),
-            count_if(l.gt(horizon)).as("beyond_correction_count"),
-            count_if(afterPublish).as("after_publish_count"),
-            count_if(col("producer_clock").and(not(col("redelivery")))).as("create_time_count"),
-            count_if(m.and(col("timestamp_type").equalTo(LOG_APPEND_TIME))).as("log_append_count"),
-            count_if(col("redelivery")).as("redelivery_count"),
-            count(lit(1)).as("received_count"),
-            count_if(col("_behind")).as("behind_watermark_count"),
-            // hours only: a day's sketch is its hours' merged (statsOf), one update per row
-            LatenessSketches.sketch(when(col("_g.hour").isNotNull(), l)).as("lateness_sketch"),
-            sum(l).as("sum_s"));
+    Dataset<Row> byGroup =
+        arrivals
+            .transform(rows -> BehindWatermark.flag(rows, wm, m))
+            .withColumn("_behind", m.and(col("_behind")))
+            .select(col("*"), groups.as("_g"))
+            // percentiles for the day and range groups only: an hour keeps its sketch
+            .withColumn("_l", when(col("_g.hour").isNull(), l))
+            .groupBy(
+                col("source"), col("_g.day").as("arrival_day"), col("_g.hour").as("arrival_hour"))
+            .agg(
+                count(l).as("n"),
+                avg(l).as("mean_s"),
+                stddev_samp(l).as("stddev_s"),
+                min(l).as("min_s"),
+                quantiles("_l", summaryLevels(cfg), cfg).as("quantiles"),
+                max(l).as("max_s"),
+                count_if(l.lt(0)).as("negative_count"),
+                count_if(l.gt(wm)).as("beyond_watermark_count"),
+                count_if(l.gt(horizon)).as("beyond_correction_count"),
+                count_if(afterPublish).as("after_publish_count"),
+                count_if(col("producer_clock").and(not(col("redelivery")))).as("create_time_count"),
+                count_if(m.and(col("timestamp_type").equalTo(LOG_APPEND_TIME)))
+                    .as("log_append_count"),
+                count_if(col("redelivery")).as("redelivery_count"),
+                count(lit(1)).as("received_count"),
+                count_if(col("_behind")).as("behind_watermark_count"),
+                // hours only: a day's sketch is its hours' merged (below), one update per row
+                LatenessSketches.sketch(when(col("_g.hour").isNotNull(), l)).as("lateness_sketch"),
+                sum(l).as("sum_s"));
+    // the hours into their day's row, in the same query (a few rows per source and day by now)
+    Column isHour = col("arrival_hour").isNotNull();
+    List<Column> nested = new ArrayList<>();
+    for (String c : byGroup.columns()) {
+      if (!List.of("source", "arrival_day", "arrival_hour", "lateness_sketch").contains(c)) {
+        // the one day (or range) row of the group: first non-null value among the rows
+        nested.add(first(when(not(isHour), col(c)), true).as(c));
+      }
+    }
+    nested.add(
+        sort_array(
+                collect_list(
+                    when(
+                        isHour,
+                        struct(HOUR_FIELDS.stream().map(c -> col(c)).toArray(Column[]::new)))))
+            .as("lateness_by_hour"));
+    nested.add(collect_list(when(isHour, col("lateness_sketch"))).as("_sketches"));
+    return byGroup
+        .groupBy(col("source"), col("arrival_day"))
+        .agg(nested.get(0), nested.subList(1, nested.size()).toArray(Column[]::new))
+        .withColumn("lateness_sketch", LatenessSketches.merged("_sketches"))
+        .drop("_sketches");
   }
 
   /** The fields of one element of {@code lateness_stats.lateness_by_hour}, in order. */
@@ -256,28 +285,6 @@ public final class LatenessStats {
           "lateness_sketch");
 
   /**
-   * Per source and arrival day, the day's hours of arrival with events, from the hour rows of a
-   * {@link #summary}: {@code source}, {@code arrival_day}, {@code lateness_by_hour} array of struct
-   * ({@link #HOUR_FIELDS}: {@code arrival_hour} timestamp, the hour's start, UTC; {@code n}, {@code
-   * sum_s}, {@code min_s}, {@code max_s} and the counts as in {@link #stats}; {@code
-   * lateness_sketch} the hour's KLL sketch), ascending by hour; {@code _day_sketch} binary, the
-   * hours' sketches merged: the day's.
-   */
-  static Dataset<Row> hours(Dataset<Row> summary) {
-    return summary
-        .filter(col("arrival_hour").isNotNull())
-        .groupBy(col("source").as("_source"), col("arrival_day").as("_day"))
-        .agg(
-            sort_array(
-                    collect_list(
-                        struct(HOUR_FIELDS.stream().map(c -> col(c)).toArray(Column[]::new))))
-                .as("lateness_by_hour"),
-            collect_list(col("lateness_sketch")).as("_sketches"))
-        .withColumn("_day_sketch", LatenessSketches.merged("_sketches"))
-        .drop("_sketches");
-  }
-
-  /**
    * The percentiles of {@code lateness} at {@code levels} in one aggregate: {@code
    * percentile_approx} at {@link ProfilerConfig#accuracy}, or with {@link ProfilerConfig#exact}
    * {@code percentile_disc} (exact). Both return the value at rank {@code ceil(p * n)}; null values
@@ -296,7 +303,7 @@ public final class LatenessStats {
     }
     StringBuilder sql = new StringBuilder("percentile_disc(array(");
     for (int i = 0; i < levels.length; i++) {
-      // a double literal (D suffix): Double.toString never gives an exponent Spark misreads
+      // a double literal (D suffix), in plain digits: no exponent for Spark to misread
       sql.append(i == 0 ? "" : ", ")
           .append(java.math.BigDecimal.valueOf(levels[i]).toPlainString());
       sql.append("D");
@@ -390,17 +397,8 @@ public final class LatenessStats {
     out.add(lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));
     out.add(col("redelivery_count"));
     out.add(col("redelivery_count").divide(col("received_count")).as("redelivery_share"));
-    out.add(col("_day_sketch").as("lateness_sketch"));
+    out.add(col("lateness_sketch"));
     out.add(col("lateness_by_hour"));
-    Dataset<Row> hours = hours(summary);
-    Dataset<Row> days =
-        summary.filter(col("arrival_day").isNotNull().and(col("arrival_hour").isNull()));
-    return days.join(
-            hours,
-            days.col("source")
-                .eqNullSafe(hours.col("_source"))
-                .and(days.col("arrival_day").equalTo(hours.col("_day"))),
-            "left")
-        .select(out.toArray(Column[]::new));
+    return summary.filter(col("arrival_day").isNotNull()).select(out.toArray(Column[]::new));
   }
 }

@@ -61,9 +61,9 @@ public final class LatenessSummary {
           s.getAs("max_s"),
           s.<Double>getAs("negative_share"),
           s.<Long>getAs("beyond_watermark_count"),
-          s.<Double>getAs("beyond_watermark_share") * 100,
+          percent(s.getAs("beyond_watermark_share")),
           s.<Long>getAs("behind_watermark_count"),
-          s.<Double>getAs("behind_watermark_share") * 100,
+          percent(s.getAs("behind_watermark_share")),
           s.<Long>getAs("create_time_count") > 0 ? "  [Kafka CreateTime: producer clock]" : "");
     }
     for (Row a : p.advice()) {
@@ -149,5 +149,12 @@ public final class LatenessSummary {
             ? "none (no delay tried meets the target, or nothing was replayed; larger "
                 + "delays go in lake.profiler.candidate-delays)"
             : recommended + " s, the smallest delay tried that meets the target");
+  }
+
+  /**
+   * @return the share in percent; null (printed "null") for a day with nothing measured (n = 0)
+   */
+  private static Double percent(Double share) {
+    return share == null ? null : share * 100;
   }
 }

@@ -117,8 +117,8 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
   /**
    * Runs the profile: one Spark query reads the range's bronze rows once and aggregates them once
    * ({@link LatenessStats#summary}); the rows of every table are then derived from its result (a
-   * few rows per source) and written. Reading {@code monitoring.stream_progress} for the drop alert
-   * is the only other read.
+   * row per source and day, with its hours of arrival nested, and one per source) and written.
+   * Reading {@code monitoring.stream_progress} for the drop alert is the only other read.
    *
    * @return what was written
    * @throws io.latelake.core.table.MissingTableException (exit 2) when bronze is missing
@@ -129,8 +129,8 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
     Dataset<Row> summary =
         LatenessStats.summary(
             ProfileReads.readArrivals(spark, registry, range, cfg.dedupHorizon()), cfg);
-    // The one pass over bronze: every figure below is derived from these few rows (one per
-    // source and day, one per source), on the driver.
+    // The one pass over bronze: every figure below is derived from these rows (one per source
+    // and day with its hours nested, one per source), on the driver.
     spark
         .sparkContext()
         .setJobDescription(
@@ -143,10 +143,7 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
     }
     Dataset<Row> computed = spark.createDataFrame(summaryRows, summary.schema());
     Dataset<Row> stats = LatenessStats.statsOf(computed, cfg, now);
-    List<Row> statsRows =
-        timed(
-            "lateness_stats rows (the days' hours nested)",
-            () -> stats.orderBy(col("source"), col("arrival_day")).collectAsList());
+    List<Row> statsRows = stats.orderBy(col("source"), col("arrival_day")).collectAsList();
     Dataset<Row> fresh = spark.createDataFrame(statsRows, stats.schema());
     String statsPath = registry.monitoring("lateness_stats");
     long statsStarted = System.nanoTime();

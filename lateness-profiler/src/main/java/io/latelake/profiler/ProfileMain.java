@@ -39,7 +39,8 @@ public final class ProfileMain extends JobCommand<ProfilerJob.Options> {
       description =
           "Exact percentiles (percentile_disc) instead of percentile_approx at"
               + " lake.profiler.accuracy: for audits; holds every distinct lateness value of a"
-              + " source and day in memory at once. lateness_stats.accuracy is null on its rows.")
+              + " group in memory at once, about every event of a source over the --days range."
+              + " lateness_stats.accuracy is null on its rows.")
   boolean exact;
 
   private Clock clock = Clock.systemUTC();

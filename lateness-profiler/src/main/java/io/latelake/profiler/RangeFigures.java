@@ -32,7 +32,8 @@ public final class RangeFigures {
    *
    * <p>Output: {@code source} string, {@code from_day}, {@code to_day} date, {@code n} long, {@code
    * level} double (i / steps, i = 0..steps, steps = {@code lake.profiler.cdf-steps}), {@code
-   * lateness_s} double (the {@code percentile_approx} value at that level), {@code computed_at}
+   * lateness_s} double (the {@link LatenessStats#quantiles} value at that level: {@code
+   * percentile_approx}, or {@code percentile_disc} with {@code --exact}), {@code computed_at}
    * timestamp.
    */
   public static Dataset<Row> cdf(
@@ -59,7 +60,7 @@ public final class RangeFigures {
    *
    * <p>One row per source and target: {@code source} string, {@code from_day}, {@code to_day} date,
    * {@code n} long, {@code kind} string ({@code watermark} or {@code correction}), {@code coverage}
-   * double (the target share), {@code advised_delay_s} double (the {@code percentile_approx}
+   * double (the target share), {@code advised_delay_s} double (the {@link LatenessStats#quantiles}
    * lateness at that share: a watermark delay / correction lookback of at least this would have
    * covered the target share of the range's events), {@code configured_delay_s} double (the
    * configured watermark delay, or correction horizon), {@code configured_beyond_count} long and

@@ -66,27 +66,31 @@ final class ReportHtml {
     return out.toString();
   }
 
+  /** The columns of {@link #statsTable}, from {@code monitoring.lateness_stats}. */
+  static final String[] STATS_COLUMNS = {
+    "arrival_day",
+    "n",
+    "min_s",
+    "p50_s",
+    "p90_s",
+    "p95_s",
+    "p99_s",
+    "p999_s",
+    "max_s",
+    "negative_share",
+    "beyond_watermark_share",
+    "behind_watermark_count",
+    "behind_watermark_share",
+    "beyond_correction_share",
+    "after_publish_share",
+    "redelivery_count",
+    "create_time_count",
+    "clock_basis",
+    "accuracy"
+  };
+
   static void statsTable(StringBuilder html, List<Row> rows) {
-    String[] cols = {
-      "arrival_day",
-      "n",
-      "min_s",
-      "p50_s",
-      "p90_s",
-      "p95_s",
-      "p99_s",
-      "p999_s",
-      "max_s",
-      "negative_share",
-      "beyond_watermark_share",
-      "behind_watermark_count",
-      "behind_watermark_share",
-      "beyond_correction_share",
-      "after_publish_share",
-      "redelivery_count",
-      "create_time_count",
-      "clock_basis"
-    };
+    String[] cols = STATS_COLUMNS;
     html.append("<table><tr>");
     for (String c : cols) {
       html.append("<th>").append(c).append("</th>");
@@ -103,7 +107,11 @@ final class ReportHtml {
     for (Row r : rows.subList(from, rows.size())) {
       html.append("<tr>");
       for (String c : cols) {
-        html.append("<td>").append(esc(format(r.getAs(c)))).append("</td>");
+        Object v = r.getAs(c);
+        // accuracy null: the day's percentiles are exact (profile --exact)
+        html.append("<td>")
+            .append(esc(v == null && c.equals("accuracy") ? "exact" : format(v)))
+            .append("</td>");
       }
       html.append("</tr>");
     }

@@ -1,6 +1,7 @@
 package io.latelake.profiler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.latelake.core.testing.SparkTestBase;
@@ -79,6 +80,7 @@ class LatenessStatsTest extends SparkTestBase {
     assertThat(LatenessStats.PERCENTILE_COLUMNS.stream().map(c -> r.<Double>getAs(c)).toList())
         .containsExactly(100.0, 500.0, 900.0, 950.0, 990.0, 999.0);
     assertThat(r.<Integer>getAs("accuracy")).isNull();
+    // without interpolation, as percentile_approx (percentile_cont would give 90 for p50)
     Row small =
         onlyRow(
             Fixtures.withLateness("web", "2024-05-14T12:00:00Z", 0, 60, 120, 600),
@@ -456,7 +458,6 @@ class LatenessStatsTest extends SparkTestBase {
                 + " <code>latelake profile</code> for those days again.</p>");
   }
 
-  /** web: 1, 2, 3, 4 s on 2024-05-14 and 10, 20, 30 s on 2024-05-15; app: 6 s on 2024-05-15. */
   @Test
   void hoursOfArrivalKeepTheirCountsAndSketchesAndMergeIntoAnySpanOfHours() {
     // web: event time 10:59, enqueued 10:59:30, 10:59:50, 11:00:30 and 12:00:40; app: one at
@@ -494,6 +495,16 @@ class LatenessStatsTest extends SparkTestBase {
             tuple("2024-05-14T10:00:00Z", 2L, 80.0, 30.0, 50.0, 0L, 0L, 0L, 2L),
             tuple("2024-05-14T11:00:00Z", 1L, 90.0, 90.0, 90.0, 0L, 0L, 0L, 1L),
             tuple("2024-05-14T12:00:00Z", 1L, 3700.0, 3700.0, 3700.0, 1L, 1L, 1L, 2L));
+    // the day's sketch is its three hours' merged: all four events
+    Row day =
+        stats
+            .filter("source = 'web'")
+            .selectExpr(
+                "kll_sketch_get_n_double(lateness_sketch) AS n",
+                "kll_sketch_get_quantile_double(lateness_sketch, 0.5) AS p50",
+                "kll_sketch_get_quantile_double(lateness_sketch, 1.0) AS p100")
+            .first();
+    assertThat(List.of(day.get(0), day.get(1), day.get(2))).containsExactly(4L, 50.0, 3700.0);
     double[] levels = {0.5, 1.0};
     List<Row> afterTen =
         LatenessSketches.overHours(
@@ -521,8 +532,20 @@ class LatenessStatsTest extends SparkTestBase {
         .extracting(
             r -> r.getAs("source"), r -> r.getAs("n"), r -> r.getList(r.fieldIndex("quantiles")))
         .containsExactly(tuple("web", 2L, List.of(30.0, 50.0)));
+    assertThatThrownBy(
+            () ->
+                LatenessSketches.overHours(
+                    stats,
+                    Instant.parse("2024-05-14T10:30:00Z"),
+                    Instant.parse("2024-05-14T11:00:00Z"),
+                    levels))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "A span of hours of arrival starts and ends on the hour (UTC): 2024-05-14T10:30:00Z"
+                + "..2024-05-14T11:00:00Z");
   }
 
+  /** web: 1, 2, 3, 4 s on 2024-05-14 and 10, 20, 30 s on 2024-05-15; app: 6 s on 2024-05-15. */
   private static List<Row> webOverTwoDaysAndApp() {
     List<Row> rows =
         new ArrayList<>(Fixtures.withLateness("web", "2024-05-14T10:00:00Z", 1, 2, 3, 4));

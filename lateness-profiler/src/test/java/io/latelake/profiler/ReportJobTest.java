@@ -151,6 +151,7 @@ class ReportJobTest extends SparkTestBase {
         .contains(
             "Percentiles: <code>percentile_approx</code>, accuracy 10000 (rank error ≤ n /"
                 + " 10000). Watermark delay 1 min")
+        .contains("<td>10000</td></tr>")
         .contains("Watermark delay covering 99% of events: <b>")
         // app's five events (0.5, 2, 8, 30, 120 s) over the range, from its day's sketch
         .contains(
@@ -178,6 +179,20 @@ class ReportJobTest extends SparkTestBase {
 
   @Test
   void theReportSaysHowTheShownDaysPercentilesWereComputed() {
+    // a day profiled with --exact: its accuracy column says so
+    org.apache.spark.sql.types.StructType schema = new org.apache.spark.sql.types.StructType();
+    for (String c : ReportHtml.STATS_COLUMNS) {
+      schema = schema.add(c, "string");
+    }
+    StringBuilder table = new StringBuilder();
+    ReportHtml.statsTable(
+        table,
+        List.of(
+            new org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema(
+                new Object[ReportHtml.STATS_COLUMNS.length], schema)));
+    assertThat(table.toString())
+        .contains("<th>accuracy</th></tr>")
+        .endsWith("<td>exact</td></tr></table>");
     assertThat(ReportHtml.percentileMethod(List.of(), 500))
         .isEqualTo(
             "Percentiles: <code>percentile_approx</code>, accuracy 500 (rank error ≤ n / 500)");
