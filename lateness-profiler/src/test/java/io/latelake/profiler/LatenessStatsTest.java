@@ -38,13 +38,16 @@ class LatenessStatsTest extends SparkTestBase {
   }
 
   private Row thousand(int accuracy) {
+    return thousand(Fixtures.profiler("lake.profiler.accuracy=" + accuracy));
+  }
+
+  /** One day of 1000 events, lateness 1, 2, ..., 1000 s. */
+  private Row thousand(ProfilerConfig cfg) {
     double[] l = new double[1000];
     for (int i = 0; i < 1000; i++) {
       l[i] = i + 1;
     }
-    return onlyRow(
-        Fixtures.withLateness("web", "2024-05-14T00:00:00Z", l),
-        Fixtures.profiler("lake.profiler.accuracy=" + accuracy));
+    return onlyRow(Fixtures.withLateness("web", "2024-05-14T00:00:00Z", l), cfg);
   }
 
   @Test
@@ -69,14 +72,7 @@ class LatenessStatsTest extends SparkTestBase {
 
   @Test
   void c13ExactPercentilesAreTheValueAtRankCeilPnWhateverTheAccuracy() {
-    double[] l = new double[1000];
-    for (int i = 0; i < 1000; i++) {
-      l[i] = i + 1;
-    }
-    Row r =
-        onlyRow(
-            Fixtures.withLateness("web", "2024-05-14T00:00:00Z", l),
-            Fixtures.profiler("lake.profiler.accuracy=10").withExact(true));
+    Row r = thousand(Fixtures.profiler("lake.profiler.accuracy=10").withExact(true));
     assertThat(LatenessStats.PERCENTILE_COLUMNS.stream().map(c -> r.<Double>getAs(c)).toList())
         .containsExactly(100.0, 500.0, 900.0, 950.0, 990.0, 999.0);
     assertThat(r.<Integer>getAs("accuracy")).isNull();
