@@ -27,14 +27,15 @@ class LatenessStatsTest extends SparkTestBase {
 
   @Test
   void c13SmallSetGivesActualValuesWithoutInterpolation() {
-    Row r =
-        onlyRow(
-            Fixtures.withLateness("web", "2024-05-14T12:00:00Z", 0, 60, 120, 600),
-            Fixtures.profiler());
-    assertThat(
-            List.of(r.<Double>getAs("p50_s"), r.<Double>getAs("p90_s"), r.<Double>getAs("p99_s")))
+    Row r = c13Small(Fixtures.profiler());
+    assertThat(List.of(r.getAs("p50_s"), r.getAs("p90_s"), r.getAs("p99_s")))
         .containsExactly(60.0, 600.0, 600.0);
     assertThat(r.<Long>getAs("n")).isEqualTo(4L);
+  }
+
+  /** Case C13's small set: lateness 0, 60, 120, 600 s. */
+  private Row c13Small(ProfilerConfig cfg) {
+    return onlyRow(Fixtures.withLateness("web", "2024-05-14T12:00:00Z", 0, 60, 120, 600), cfg);
   }
 
   private Row thousand(int accuracy) {
@@ -77,15 +78,8 @@ class LatenessStatsTest extends SparkTestBase {
         .containsExactly(100.0, 500.0, 900.0, 950.0, 990.0, 999.0);
     assertThat(r.<Integer>getAs("accuracy")).isNull();
     // without interpolation, as percentile_approx (percentile_cont would give 90 for p50)
-    Row small =
-        onlyRow(
-            Fixtures.withLateness("web", "2024-05-14T12:00:00Z", 0, 60, 120, 600),
-            Fixtures.profiler().withExact(true));
-    assertThat(
-            List.of(
-                small.<Double>getAs("p50_s"),
-                small.<Double>getAs("p90_s"),
-                small.<Double>getAs("p99_s")))
+    Row small = c13Small(Fixtures.profiler().withExact(true));
+    assertThat(List.of(small.getAs("p50_s"), small.getAs("p90_s"), small.getAs("p99_s")))
         .containsExactly(60.0, 600.0, 600.0);
   }
 
