@@ -11,6 +11,7 @@ import java.io.File;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -251,6 +252,42 @@ class StreamingJobTest extends SparkTestBase {
     assertThat(output(root)).containsExactly(1L, 2L, 3L, 4L, 5L);
     assertThat(spark.conf().get("spark.sql.artifact.isolation.enabled")).isEqualTo("false");
     assertThat(spark.conf().get("spark.sql.codegen.cache.maxEntries")).isEqualTo("1000");
+  }
+
+  /**
+   * A micro-batch on local paths writes offsets, commits, a Delta commit with its checksum and
+   * Parquet files: with Hadoop's local file system each created file started a {@code chmod} and
+   * each rename two {@code readlink} processes (SparkSessions.LOCAL_FS_DEFAULTS); none now.
+   */
+  @Test
+  void aMicroBatchOnLocalPathsStartsNoFileSystemProcess() throws Exception {
+    String root = tmp.resolve("processes").toString();
+    JobContext context = JobContext.start(spark, new TableRegistry(root));
+    append(root, 1L, 2L);
+    new CopyJob(context).run().summary();
+    append(root, 3L);
+    List<String> commands = new ArrayList<>();
+    StreamSummary second;
+    try (jdk.jfr.Recording r = new jdk.jfr.Recording()) {
+      r.enable("jdk.ProcessStart").withStackTrace();
+      r.start();
+      second = new CopyJob(context).run().summary();
+      r.stop();
+      java.nio.file.Path dump = tmp.resolve("processes.jfr");
+      r.dump(dump);
+      for (var e : jdk.jfr.consumer.RecordingFile.readAllEvents(dump)) {
+        // Hadoop's file system's processes (Spark itself may ask `getconf PAGESIZE` once)
+        if (e.getStackTrace().getFrames().stream()
+            .anyMatch(f -> f.getMethod().getType().getName().startsWith("org.apache.hadoop.fs."))) {
+          commands.add(e.getString("command"));
+        }
+      }
+    }
+    assertThat(List.of(second.batches(), second.inputRows())).containsExactly(1L, 1L);
+    assertThat(output(root)).containsExactly(1L, 2L, 3L);
+    assertThat(commands).isEmpty();
+    assertThat(spark.sparkContext().hadoopConfiguration().get("fs.file.impl"))
+        .isEqualTo("io.latelake.core.spark.NioLocalFileSystem");
   }
 
   private void append(String root, Long... values) {
