@@ -18,9 +18,12 @@ import org.apache.hadoop.fs.local.LocalConfigKeys;
  * fs.AbstractFileSystem.file.impl} by {@link SparkSessions}.
  */
 public class NioLocalFs extends ChecksumFs {
-  /** The constructor Hadoop calls ({@code AbstractFileSystem.createFileSystem}). */
+  /**
+   * The constructor Hadoop calls ({@code AbstractFileSystem.createFileSystem}); like Hadoop's
+   * {@code LocalFs}, always {@code file:///}.
+   */
   public NioLocalFs(URI uri, Configuration conf) throws IOException, URISyntaxException {
-    super(new Raw(uri, conf));
+    super(new Raw(FsConstants.LOCAL_FS_URI, conf));
   }
 
   /** What Hadoop's {@code RawLocalFs} is, over {@link NioLocalFileSystem.Raw}. */

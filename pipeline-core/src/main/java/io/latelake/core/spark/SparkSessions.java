@@ -107,7 +107,8 @@ public final class SparkSessions {
         builder = builder.config(e.getKey(), e.getValue());
       }
     }
-    if (isLocalMaster(given.get("spark.master", ""))) {
+    if (isLocalMaster(given.get("spark.master", ""))
+        && java.nio.file.FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
       for (var e : LOCAL_FS_DEFAULTS.entrySet()) {
         if (!given.contains(e.getKey())) {
           builder = builder.config(e.getKey(), e.getValue());

@@ -161,10 +161,43 @@ class NioLocalFileSystemTest {
             hadoop.subList(0, hadoop.size() - 1).stream()
                 .map(s -> s.replace("hadoop-022", "nio-022"))
                 .toList());
-    // Hadoop's: a chmod for each folder and file it created (checksum files too), readlinks for
-    // the status checks of the FileContext renames and of the link
+    // Hadoop's (without its native library, as here): a chmod for each folder and file it created
+    // (checksum files too), readlinks for the status checks of the FileContext renames and the link
     assertThat(hadoop.get(hadoop.size() - 1)).isEqualTo("{chmod=9, readlink=12}");
     // ours: only the one real symbolic link is read by Hadoop's code (a lake has none)
     assertThat(nio.get(nio.size() - 1)).isEqualTo("{readlink=1}");
+  }
+
+  /**
+   * In a group-shared folder (set-group-ID) a new folder inherits the bit; Hadoop's {@code chmod
+   * 0755} keeps it (GNU chmod keeps a folder's special bits with a 4-digit mode), and so does ours.
+   */
+  @Test
+  void aNewFolderInAGroupSharedFolderKeepsTheSetGroupIdBit() throws Exception {
+    List<String> modes = new ArrayList<>();
+    for (boolean nio : List.of(false, true)) {
+      java.nio.file.Path shared = Files.createDirectory(tmp.resolve(nio ? "nio" : "hadoop"));
+      Process p = new ProcessBuilder("chmod", "2775", shared.toString()).start();
+      assertThat(p.waitFor()).isZero();
+      try (FileSystem fs = FileSystem.newInstance(URI.create("file:///"), conf(nio, "022"))) {
+        assertThat(fs.mkdirs(new Path(shared.resolve("day=1/part").toUri()))).isTrue();
+        write(fs.create(new Path(shared.resolve("day=1/part/file.txt").toUri())), "x");
+      }
+      for (String rel : List.of("day=1", "day=1/part", "day=1/part/file.txt")) {
+        modes.add(
+            rel
+                + " "
+                + Integer.toOctalString(
+                    (Integer) Files.getAttribute(shared.resolve(rel), "unix:mode") & 07777));
+      }
+    }
+    assertThat(modes)
+        .containsExactly(
+            "day=1 2755",
+            "day=1/part 2755",
+            "day=1/part/file.txt 644",
+            "day=1 2755",
+            "day=1/part 2755",
+            "day=1/part/file.txt 644");
   }
 }

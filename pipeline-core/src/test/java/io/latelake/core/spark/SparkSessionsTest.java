@@ -1,5 +1,6 @@
 package io.latelake.core.spark;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latelake.core.config.ConfigLoader;
@@ -26,5 +27,23 @@ class SparkSessionsTest {
                 + "or NULL instead of an error, and a published number could be wrong without "
                 + "anyone knowing (sums of whole numbers are exact DECIMAL(38,0) and need no ANSI "
                 + "exception); remove the setting");
+  }
+
+  @Test
+  void onlyMastersThatRunEveryTaskInThisJvmAreLocal() {
+    assertThat(
+            java.util.stream.Stream.of(
+                    "local",
+                    "local[2]",
+                    "local[*]",
+                    "local[2,3]",
+                    "local-cluster[2,1,1024]",
+                    "spark://127.0.0.1:7077",
+                    "yarn",
+                    "k8s://https://host:443",
+                    "")
+                .filter(SparkSessions::isLocalMaster)
+                .toList())
+        .containsExactly("local", "local[2]", "local[*]", "local[2,3]");
   }
 }

@@ -286,7 +286,11 @@ class StreamingJobTest extends SparkTestBase {
     assertThat(List.of(second.batches(), second.inputRows())).containsExactly(1L, 1L);
     assertThat(output(root)).containsExactly(1L, 2L, 3L);
     assertThat(commands).isEmpty();
-    assertThat(spark.sparkContext().hadoopConfiguration().get("fs.file.impl"))
+    assertThat(
+            org.apache.hadoop.fs.FileSystem.get(
+                    java.net.URI.create("file:///"), spark.sparkContext().hadoopConfiguration())
+                .getClass()
+                .getName())
         .isEqualTo("io.latelake.core.spark.NioLocalFileSystem");
   }
 
