@@ -33,8 +33,8 @@ public final class RangeFigures {
    * <p>Output: {@code source} string, {@code from_day}, {@code to_day} date, {@code n} long, {@code
    * level} double (i / steps, i = 0..steps, steps = {@code lake.profiler.cdf-steps}), {@code
    * lateness_s} double (the {@link LatenessStats#quantiles} value at that level: {@code
-   * percentile_approx}, or {@code percentile_disc} with {@code --exact}), {@code computed_at}
-   * timestamp.
+   * percentile_approx}, or {@code percentile_disc} with {@code --exact}), {@code accuracy} int
+   * ({@code percentile_approx}'s, null with {@code --exact}), {@code computed_at} timestamp.
    */
   public static Dataset<Row> cdf(
       Dataset<Row> summary, DayRange range, ProfilerConfig cfg, Instant computedAt) {
@@ -50,6 +50,7 @@ public final class RangeFigures {
             col("n"),
             col("_i").cast(DataTypes.DoubleType).divide(steps).as("level"),
             col("_v").as("lateness_s"),
+            accuracy(cfg),
             lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));
   }
 
@@ -68,7 +69,8 @@ public final class RangeFigures {
    * upper bound of the watermark's drops, or never corrected), {@code configured_dropped_count}
    * long and {@code configured_dropped_share} double (watermark rows only: behind the configured
    * watermark in arrival order, {@link BehindWatermark#flag} — what it would have dropped; null on
-   * the correction row), {@code computed_at} timestamp.
+   * the correction row), {@code accuracy} int ({@code percentile_approx}'s, null with {@code
+   * --exact}), {@code computed_at} timestamp.
    */
   public static Dataset<Row> advice(
       Dataset<Row> summary, DayRange range, ProfilerConfig cfg, Instant computedAt) {
@@ -104,6 +106,18 @@ public final class RangeFigures {
             lit(java.sql.Date.valueOf(range.to())).as("to_day"),
             col("n"),
             col("_a.*"),
+            accuracy(cfg),
             lit(java.sql.Timestamp.from(computedAt)).as("computed_at"));
+  }
+
+  /**
+   * @return {@code accuracy} int: the {@code percentile_approx} accuracy the run's values were
+   *     computed with (rank error ≤ n / accuracy), null for an {@code --exact} run ({@code
+   *     percentile_disc}), as in {@code lateness_stats.accuracy}
+   */
+  private static Column accuracy(ProfilerConfig cfg) {
+    return (cfg.exact() ? lit(null) : lit(cfg.accuracy()))
+        .cast(DataTypes.IntegerType)
+        .as("accuracy");
   }
 }

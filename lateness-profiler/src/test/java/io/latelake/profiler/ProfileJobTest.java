@@ -231,7 +231,10 @@ class ProfileJobTest extends SparkTestBase {
     assertThat(sorted[98]).isEqualTo(1000.0);
     assertThat(r.advice().get(0).<Double>getAs("advised_delay_s"))
         .isGreaterThanOrEqualTo(sorted[98]);
-    assertThat(table(tables, "watermark_advice")).hasSize(3);
+    // percentile_approx at the default accuracy, said on each row
+    assertThat(table(tables, "watermark_advice"))
+        .extracting(row -> row.<Integer>getAs("accuracy"))
+        .containsExactly(10000, 10000, 10000);
   }
 
   @Test
@@ -248,6 +251,8 @@ class ProfileJobTest extends SparkTestBase {
         .run();
     List<Row> cdfRows = table(tables, "lateness_cdf");
     assertThat(cdfRows).hasSize(101);
+    assertThat(cdfRows.stream().map(row -> row.<Integer>getAs("accuracy")).distinct())
+        .containsExactly(10000);
     LatenessCdf cdf = LatenessCdf.fromRows(cdfRows);
     for (double age : new double[] {0, 5, 10, 370, 990, 1000, 5000}) {
       long atMost = java.util.Arrays.stream(l).filter(v -> v <= age).count();

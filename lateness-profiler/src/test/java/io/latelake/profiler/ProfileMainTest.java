@@ -210,6 +210,15 @@ class ProfileMainTest {
                   .collectAsList())
           .extracting(r -> r.getAs("p50_s"), r -> r.getAs("accuracy"))
           .containsExactly(org.assertj.core.groups.Tuple.tuple(2.0, null));
+      // and overwrote the range's CDF and advice: no accuracy on any of their rows
+      for (String table : List.of("lateness_cdf", "watermark_advice")) {
+        assertThat(
+                after.read().format("delta").load(tables.monitoring(table)).collectAsList().stream()
+                    .map(r -> String.valueOf(r.<Integer>getAs("accuracy")))
+                    .distinct())
+            .as(table)
+            .containsExactly("null");
+      }
     } finally {
       after.stop();
     }

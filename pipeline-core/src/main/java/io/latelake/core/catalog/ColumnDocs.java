@@ -59,6 +59,10 @@ final class ColumnDocs {
       Map.ofEntries(
           Map.entry("event_id", "Unique event id from the payload."),
           Map.entry(
+              "accuracy",
+              "percentile_approx accuracy of the row's percentiles (rank error at most n / "
+                  + "accuracy); null: exact (profile --exact, percentile_disc)."),
+          Map.entry(
               "lateness_sketch",
               "KLL sketch (k = 200) of the day's measured lateness in seconds: merge days with "
                   + "kll_sketch_merge_double, read quantiles with kll_sketch_get_quantile_double."),
