@@ -19,7 +19,7 @@ import org.apache.hadoop.fs.permission.FsPermission;
  * RawLocalFileSystem} runs {@code chmod} for every file and folder it creates (checksum files
  * included) and {@code readlink} for the status checks of every rename through {@link
  * org.apache.hadoop.fs.FileContext} (streaming checkpoint files, state store files, each Delta
- * commit and its checksum; a file's rename renames its checksum file too): 8,893 processes in one
+ * commit and its checksum; a file's rename renames its checksum file too): 8,805 processes in one
  * test class of 16 lock steps. Here {@code chmod} is Java's call and the {@code readlink} of a path
  * that is not a symbolic link is skipped (Hadoop's reads an empty target). Everything else (reads,
  * writes, renames and their no-overwrite checks, checksums, listings) is Hadoop's own code; the

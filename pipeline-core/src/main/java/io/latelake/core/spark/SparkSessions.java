@@ -51,12 +51,13 @@ public final class SparkSessions {
           "spark.sql.codegen.cache.maxEntries", "1000");
 
   /**
-   * With a local master ({@code local}, {@code local[N]}, {@code local[*]}, {@code local[N,F]}):
-   * {@code file:} paths through {@link NioLocalFileSystem} and {@link NioLocalFs}, Hadoop's local
-   * file system without a process per created file and per rename (see {@link NioLocalFileSystem}).
-   * Measured on QuietSourceTest's 16 lock steps (bronze, silver, gold; 2 cores): 8,893 processes
-   * started (6,624 {@code readlink}, 2,281 {@code chmod}) with Hadoop's classes. Set only when
-   * Spark's configuration does not name them (e.g. {@code --conf
+   * With a local master ({@code local}, {@code local[N]}, {@code local[*]}, {@code local[N,F]}) on
+   * a file system with POSIX permissions: {@code file:} paths through {@link NioLocalFileSystem}
+   * and {@link NioLocalFs}, Hadoop's local file system without a process per created file and per
+   * rename (see {@link NioLocalFileSystem}). Measured on QuietSourceTest's 16 lock steps (bronze,
+   * silver, gold; 2 cores): with Hadoop's classes 8,805 processes started by them (6,624 {@code
+   * readlink}, 2,181 {@code chmod}) and 194.4 s; with these none and 111.7 s. Set only when Spark's
+   * configuration does not name them (e.g. {@code --conf
    * spark.hadoop.fs.file.impl=org.apache.hadoop.fs.LocalFileSystem} and {@code --conf
    * spark.hadoop.fs.AbstractFileSystem.file.impl=org.apache.hadoop.fs.local.LocalFs} give Hadoop's
    * back); never for a cluster master, whose executors load classes before the application's jar.
