@@ -3,9 +3,7 @@ package io.latelake.core.spark;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.attribute.PosixFilePermission;
-import java.util.EnumSet;
-import java.util.Set;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
@@ -54,7 +52,9 @@ public class NioLocalFileSystem extends LocalFileSystem {
         super.setPermission(p, permission);
         return;
       }
-      Files.setPosixFilePermissions(file, posix(mode));
+      // "rwxr-x---" for 0750 (Hadoop's symbols, no sticky bit here), read by Java
+      Files.setPosixFilePermissions(
+          file, PosixFilePermissions.fromString(new FsPermission(mode).toString()));
     }
 
     /**
@@ -88,30 +88,5 @@ public class NioLocalFileSystem extends LocalFileSystem {
       }
       return super.getFileLinkStatus(f);
     }
-  }
-
-  /**
-   * @param mode permission bits (at most 0777)
-   * @return the same bits as Java's POSIX permissions
-   */
-  static Set<PosixFilePermission> posix(int mode) {
-    Set<PosixFilePermission> out = EnumSet.noneOf(PosixFilePermission.class);
-    PosixFilePermission[] bits = {
-      PosixFilePermission.OTHERS_EXECUTE,
-      PosixFilePermission.OTHERS_WRITE,
-      PosixFilePermission.OTHERS_READ,
-      PosixFilePermission.GROUP_EXECUTE,
-      PosixFilePermission.GROUP_WRITE,
-      PosixFilePermission.GROUP_READ,
-      PosixFilePermission.OWNER_EXECUTE,
-      PosixFilePermission.OWNER_WRITE,
-      PosixFilePermission.OWNER_READ
-    };
-    for (int i = 0; i < bits.length; i++) {
-      if ((mode & (1 << i)) != 0) {
-        out.add(bits[i]);
-      }
-    }
-    return out;
   }
 }
