@@ -9,6 +9,7 @@ import io.latelake.core.table.TableRegistry;
 import io.latelake.correction.shared.Corrections;
 import io.latelake.correction.shared.LakeReads;
 import io.latelake.correction.shared.Recompute;
+import io.latelake.correction.shared.TouchedWindows;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.OptionalLong;
@@ -29,7 +30,9 @@ final class WindowDiff {
    * (it is not collected to the driver): bronze at {@code bronzeVersion}, read around each closed
    * window by the dedup horizon ({@link WindowPlanner.Plan#readSpans}: an OR of event-time ranges,
    * which Delta's data skipping uses to leave out the files between windows far apart), gold at
-   * {@code goldVersion}.
+   * {@code goldVersion}, read over the closed windows' runs ({@link TouchedWindows#ofStarts}: an OR
+   * of {@code window_start} ranges, the same condition as the writes' MERGE), not over the range
+   * from the first closed window to the last.
    *
    * @return corrections ({@link Corrections#diff} schema) of the closed windows
    */
@@ -57,10 +60,7 @@ final class WindowDiff {
             .format("delta")
             .option("versionAsOf", goldVersion)
             .load(reg.gold(metric.name()))
-            .filter(
-                col("window_start")
-                    .geq(lit(Timestamp.from(plan.start())))
-                    .and(col("window_start").lt(lit(Timestamp.from(plan.end())))))
+            .filter(TouchedWindows.ofStarts(plan.closed(), metric.window()).bound("window_start"))
             .join(broadcast(starts), "window_start");
     return Corrections.diff(recomputed, published, metric);
   }

@@ -5,7 +5,9 @@ import static org.apache.spark.sql.functions.lit;
 
 import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.TreeSet;
 import org.apache.spark.sql.Column;
@@ -58,6 +60,19 @@ public record TouchedWindows(long rows, List<Run> runs) {
       }
     }
     return new TouchedWindows(rows, runs(starts, window, MAX_RUNS));
+  }
+
+  /**
+   * The runs of windows known on the driver, without a Spark job: e.g. the closed windows a
+   * correction plans to recompute, so that its read of gold names them as its writes do.
+   *
+   * @param starts window starts (UTC), any order, duplicates allowed
+   * @param window the metric's window length: windows that far apart are adjacent
+   * @return {@code rows} = the number of distinct starts; runs as {@link #of}
+   */
+  public static TouchedWindows ofStarts(Collection<Instant> starts, Duration window) {
+    List<Timestamp> ts = starts.stream().distinct().map(Timestamp::from).toList();
+    return new TouchedWindows(ts.size(), runs(ts, window, MAX_RUNS));
   }
 
   /**

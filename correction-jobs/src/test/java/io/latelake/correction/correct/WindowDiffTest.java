@@ -18,15 +18,15 @@ import java.util.stream.Stream;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code correct} reads bronze around each closed window, not over the range from the first to the
- * last: two windows 19 days apart with a 1-day id horizon leave the bronze file of the days between
- * them unread. The test deletes that file from storage; the corrections are still found, and a read
- * of the whole range fails on the missing file.
+ * {@code correct} reads bronze around each closed window and gold over the closed windows only, not
+ * over the range from the first to the last: two windows 19 days apart with a 1-day id horizon
+ * leave the bronze file of the days between them and the gold file of a window between them unread.
+ * The test deletes both files from storage; the corrections are still found, and a read of the
+ * whole range fails on each missing file.
  */
 class WindowDiffTest extends SparkTestBase {
   static final Duration HORIZON = Duration.ofDays(1);
@@ -54,7 +54,7 @@ class WindowDiffTest extends SparkTestBase {
   }
 
   @Test
-  void closedWindowsFarApartReadOnlyTheBronzeAroundEach() throws Exception {
+  void closedWindowsFarApartReadOnlyTheBronzeAroundEachAndTheirOwnGold() throws Exception {
     TableRegistry reg = new TableRegistry(tmp.resolve("lake").toString());
     String bronze = reg.bronzeEvents();
     // a1 was published; a2 arrived two hours late into the same window
@@ -74,26 +74,13 @@ class WindowDiffTest extends SparkTestBase {
         bronze,
         TransformsTest.kafka(
             "c1", "2024-05-20T10:02:00Z", "2024-05-20T10:02:01Z", 0, 3, "home", 7));
-    StructType gold = TransformsTest.GOLD;
-    spark
-        .createDataFrame(
-            List.of(
-                RowFactory.create(
-                    Timestamp.from(at("2024-05-01T10:00:00Z")),
-                    Timestamp.from(at("2024-05-01T10:05:00Z")),
-                    "home",
-                    1L,
-                    1L),
-                RowFactory.create(
-                    Timestamp.from(at("2024-05-10T10:00:00Z")),
-                    Timestamp.from(at("2024-05-10T10:05:00Z")),
-                    "home",
-                    1L,
-                    5L)),
-            gold)
-        .write()
-        .format("delta")
-        .save(reg.gold("page_5m"));
+    // gold: one file per window, as windows published far apart are
+    String goldTable = reg.gold("page_5m");
+    writeGold(goldTable, "2024-05-01T10:00:00Z", 1L, 1L);
+    List<Path> goldBefore = parquet(goldTable);
+    writeGold(goldTable, "2024-05-10T10:00:00Z", 1L, 5L);
+    List<Path> goldMiddle = new ArrayList<>(parquet(goldTable));
+    goldMiddle.removeAll(goldBefore);
     WindowPlanner.Plan plan =
         WindowPlanner.plan(
             List.of(at("2024-05-20T10:00:00Z"), at("2024-05-01T10:00:00Z")),
@@ -104,12 +91,15 @@ class WindowDiffTest extends SparkTestBase {
             new WindowPlanner.Span(at("2024-04-30T10:00:00Z"), at("2024-05-02T10:05:00Z")),
             new WindowPlanner.Span(at("2024-05-19T10:00:00Z"), at("2024-05-21T10:05:00Z")));
 
-    // b1's file: in the range from the first window to the last, in neither window's span
+    // b1's file and its window's gold file: in the range from the first window to the last, in
+    // neither window's span
     assertThat(middle).hasSize(1);
     Files.delete(middle.get(0));
+    assertThat(goldMiddle).hasSize(1);
+    Files.delete(goldMiddle.get(0));
 
     assertThat(
-            WindowDiff.corrections(spark, reg, TransformsTest.PAGE_5M, plan, 2L, 0L, HORIZON)
+            WindowDiff.corrections(spark, reg, TransformsTest.PAGE_5M, plan, 2L, 1L, HORIZON)
                 .selectExpr(
                     "concat_ws(' | ', date_format(window_start, 'MM-dd HH:mm'), keys, _action,"
                         + " reason, coalesce(to_json(old_values), '-'),"
@@ -136,5 +126,36 @@ class WindowDiffTest extends SparkTestBase {
                         HORIZON)
                     .count())
         .hasStackTraceContaining(middle.get(0).getFileName().toString());
+    // and so does gold's read of the whole range
+    assertThatThrownBy(
+            () ->
+                spark
+                    .read()
+                    .format("delta")
+                    .load(goldTable)
+                    .filter(
+                        "window_start >= timestamp'2024-05-01 10:00:00'"
+                            + " AND window_start < timestamp'2024-05-20 10:05:00'")
+                    .count())
+        .hasStackTraceContaining(goldMiddle.get(0).getFileName().toString());
+  }
+
+  private void writeGold(String table, String windowStart, long events, long valueSum) {
+    Instant start = at(windowStart);
+    spark
+        .createDataFrame(
+            List.of(
+                RowFactory.create(
+                    Timestamp.from(start),
+                    Timestamp.from(start.plus(Duration.ofMinutes(5))),
+                    "home",
+                    events,
+                    valueSum)),
+            TransformsTest.GOLD)
+        .coalesce(1)
+        .write()
+        .format("delta")
+        .mode("append")
+        .save(table);
   }
 }

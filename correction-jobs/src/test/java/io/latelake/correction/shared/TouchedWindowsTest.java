@@ -38,6 +38,24 @@ class TouchedWindowsTest {
   }
 
   @Test
+  void windowsKnownOnTheDriverGiveTheSameRunsAndTheirCount() {
+    TouchedWindows w =
+        TouchedWindows.ofStarts(
+            List.of(
+                at("10:10").toInstant(),
+                at("10:00").toInstant(),
+                at("10:05").toInstant(),
+                at("10:05").toInstant(),
+                at("12:00").toInstant()),
+            FIVE_MINUTES);
+    assertThat(w.rows()).isEqualTo(4);
+    assertThat(w.runs())
+        .containsExactly(
+            new TouchedWindows.Run(at("10:00"), at("10:10")),
+            new TouchedWindows.Run(at("12:00"), at("12:00")));
+  }
+
+  @Test
   void beyondTheMostRunsTheSmallestGapsAreJoined() {
     // from one run's last start to the next run's first: 15, 65, 15 and 35 minutes
     List<Timestamp> starts =
