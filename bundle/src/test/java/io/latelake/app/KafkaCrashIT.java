@@ -128,7 +128,7 @@ class KafkaCrashIT extends SparkTestBase {
     String gold = root + "/gold/page_5m";
     int exit;
     try (StreamProcess run = StreamProcess.run(last, sets)) {
-      run.waitFor(
+      run.waitForTables(
           "all records in gold",
           BOUND,
           () ->
@@ -239,7 +239,7 @@ class KafkaCrashIT extends SparkTestBase {
     Path last = StreamProcess.logFile("KafkaCrashIT-bronze-" + k.logs().size());
     int exit;
     try (StreamProcess run = StreamProcess.start(BronzeMain.class, last, sets)) {
-      run.waitFor(
+      run.waitForTables(
           "all records in bronze",
           BOUND,
           () -> DeltaTablesProbe.count(spark, bronze) == BRONZE_RECORDS);

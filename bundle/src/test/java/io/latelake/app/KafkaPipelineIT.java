@@ -304,7 +304,7 @@ class KafkaPipelineIT extends SparkTestBase {
       for (int i = 0; i < STEPS.length; i++) {
         produceStep(i, "run-a", "run-b");
         String expected = WATERMARKS.get(i);
-        run.waitFor(
+        run.waitForTables(
             "silver's and gold's watermarks " + expected,
             java.time.Duration.ofMinutes(3),
             () -> {

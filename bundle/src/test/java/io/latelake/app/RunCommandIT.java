@@ -136,7 +136,7 @@ class RunCommandIT extends SparkTestBase {
     String log;
     Path runLog = StreamProcess.logFile("RunCommandIT-failure");
     try (StreamProcess run = StreamProcess.run(runLog, sets(root))) {
-      run.waitFor(
+      run.waitForTables(
           "gold", BOUND, () -> DeltaTablesProbe.sum(spark, root + "/gold/page_5m", "events") == 10);
       // Break gold: its table is no longer a Delta table, so its next MERGE fails.
       try (Stream<Path> files = Files.walk(root.resolve("gold/page_5m/_delta_log"))) {

@@ -17,6 +17,9 @@ import java.util.function.BooleanSupplier;
  * can {@code kill -9} it or send SIGTERM.
  */
 final class StreamProcess implements AutoCloseable {
+  /** {@link #waitForTables}: a check at least this often while the child's log stands still. */
+  private static final long IDLE_RECHECK_MS = 5000;
+
   private final Process process;
   final Path log;
 
@@ -142,25 +145,63 @@ final class StreamProcess implements AutoCloseable {
     return process.exitValue();
   }
 
-  /** Waits until {@code condition} holds; fails (with the log tail) if the process dies first. */
+  /**
+   * Waits until {@code condition} holds, checking it every 250 ms; fails (with the log tail) if the
+   * process dies first. For a condition that reads the lake's tables, see {@link #waitForTables}.
+   */
   void waitFor(String what, Duration bound, BooleanSupplier condition) throws InterruptedException {
+    waitFor(what, bound, condition, false);
+  }
+
+  /**
+   * Waits until {@code condition}, which reads the lake's Delta tables (Spark jobs in this JVM),
+   * holds. The tables change only when the child commits a micro-batch, and it logs every
+   * micro-batch: the condition is checked again when the child's log has grown since the last check
+   * (at most as often as one check takes, leaving at least half of the time to the child), and
+   * otherwise every {@value #IDLE_RECHECK_MS} ms (a progress row may be written after its log
+   * line). Fails (with the log tail) if the process dies first.
+   */
+  void waitForTables(String what, Duration bound, BooleanSupplier condition)
+      throws InterruptedException {
+    waitFor(what, bound, condition, true);
+  }
+
+  private void waitFor(String what, Duration bound, BooleanSupplier condition, boolean onLogGrowth)
+      throws InterruptedException {
     long deadline = System.nanoTime() + bound.toNanos();
     while (true) {
+      long logSize = logSize();
       long started = System.nanoTime();
       if (condition.getAsBoolean()) {
         return;
       }
-      // A condition that reads Delta tables runs Spark jobs in this JVM: poll so that checking
-      // takes at most a quarter of the time, leaving the cores to the child it waits for.
-      long pause = Math.max(250, 3 * (System.nanoTime() - started) / 1_000_000);
-      if (!process.isAlive()) {
-        throw new IllegalStateException(
-            "run exited (" + process.exitValue() + ") before " + what + ":\n" + tail());
+      long checked = System.nanoTime();
+      long earliest = checked + (onLogGrowth ? checked - started : 0);
+      while (true) {
+        if (!process.isAlive()) {
+          throw new IllegalStateException(
+              "run exited (" + process.exitValue() + ") before " + what + ":\n" + tail());
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("no " + what + " within " + bound + ":\n" + tail());
+        }
+        Thread.sleep(250);
+        long now = System.nanoTime();
+        if (!onLogGrowth
+            || (now >= earliest
+                && (logSize() != logSize
+                    || now - checked >= TimeUnit.MILLISECONDS.toNanos(IDLE_RECHECK_MS)))) {
+          break;
+        }
       }
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("no " + what + " within " + bound + ":\n" + tail());
-      }
-      Thread.sleep(pause);
+    }
+  }
+
+  private long logSize() {
+    try {
+      return Files.exists(log) ? Files.size(log) : 0;
+    } catch (IOException e) {
+      return -1;
     }
   }
 
