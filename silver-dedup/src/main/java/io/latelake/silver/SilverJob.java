@@ -28,7 +28,8 @@ public final class SilverJob extends StreamingJob<SilverConfig> {
             lakeTable("bronze_events", context.tables().bronzeEvents(), "bronze"),
             this::transform,
             context.tables().silverEvents(),
-            new StreamPlan.Append(),
+            // the no-data micro-batch after each watermark move commits no empty version
+            new StreamPlan.Append().withoutEmptyCommits(),
             config.trigger()));
   }
 

@@ -64,9 +64,22 @@ public record StreamPlan(
    *     rows this query writes; the checkpoint guard then asks whether the table holds such rows,
    *     not whether it has any commits, so a new source's first start is allowed ({@link
    *     CheckpointGuard})
+   * @param emptyCommits whether a micro-batch without output rows commits a table version: Spark
+   *     runs a no-data micro-batch after one that moved the watermark (it evicts state and records
+   *     the new watermark in the checkpoint, which a restart starts from), and Delta's streaming
+   *     sink commits a version for every micro-batch, with no file for that one. Without them
+   *     ({@link #withoutEmptyCommits}) the stream writes through {@code foreachBatch}: the
+   *     micro-batch is computed once (persisted, its rows counted: the stateful plan runs as in the
+   *     sink), and only a micro-batch with rows is appended, as an idempotent Delta write ({@code
+   *     txnAppId} = the query id, {@code txnVersion} = the batch id: the sink's own transaction
+   *     identifiers, so a micro-batch the sink committed before is not written again after the
+   *     switch, and a micro-batch rerun after a crash is skipped)
    */
   public record Append(
-      List<String> partitionBy, Map<String, String> options, Optional<Column> ownRows)
+      List<String> partitionBy,
+      Map<String, String> options,
+      Optional<Column> ownRows,
+      boolean emptyCommits)
       implements Sink {
     /** Append, no partitions, no options. */
     public Append() {
@@ -76,6 +89,19 @@ public record StreamPlan(
     /** Append to a table only this query writes. */
     public Append(List<String> partitionBy, Map<String, String> options) {
       this(partitionBy, options, Optional.empty());
+    }
+
+    /** Append through Delta's streaming sink. */
+    public Append(List<String> partitionBy, Map<String, String> options, Optional<Column> ownRows) {
+      this(partitionBy, options, ownRows, true);
+    }
+
+    /**
+     * @return this sink without a table version for a micro-batch without rows ({@code
+     *     emptyCommits} above)
+     */
+    public Append withoutEmptyCommits() {
+      return new Append(partitionBy, options, ownRows, false);
     }
 
     @Override

@@ -237,6 +237,12 @@ public abstract class StreamingJob<C> {
         return w.outputMode("update").foreachBatch(each).start();
       }
       StreamPlan.Append a = (StreamPlan.Append) p.sink();
+      if (!a.emptyCommits()) {
+        String path = p.outputPath();
+        VoidFunction2<Dataset<Row>, Long> each =
+            (batch, batchId) -> AppendRows.write(batch, batchId, path, a);
+        return w.outputMode("append").foreachBatch(each).start();
+      }
       w = w.format("delta").outputMode("append").options(a.options());
       if (!a.partitionBy().isEmpty()) {
         w = w.partitionBy(a.partitionBy().toArray(String[]::new));

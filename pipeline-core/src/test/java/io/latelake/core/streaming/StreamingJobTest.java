@@ -51,6 +51,79 @@ class StreamingJobTest extends SparkTestBase {
     }
   }
 
+  /**
+   * Streams {@code <root>/input} into {@code <root>/output}, deduplicated on {@code value} within a
+   * 10 s watermark on event time {@code value} seconds, without empty commits.
+   */
+  private static final class DedupJob extends StreamingJob<Long> {
+    DedupJob(JobContext context) {
+      super(context, 0L, "dedup");
+    }
+
+    @Override
+    protected List<StreamPlan> plans() {
+      String root = context.tables().root();
+      return List.of(
+          new StreamPlan(
+              "dedup_values",
+              lakeTable("input_values", root + "/input", "input"),
+              in ->
+                  in.withColumn(
+                          "t", org.apache.spark.sql.functions.timestamp_seconds(in.col("value")))
+                      .withWatermark("t", "10 seconds")
+                      .dropDuplicatesWithinWatermark("value")
+                      .select("value"),
+              root + "/output",
+              new StreamPlan.Append().withoutEmptyCommits(),
+              new TriggerSpec(true, Duration.ofSeconds(1))));
+    }
+  }
+
+  /**
+   * Without empty commits, the no-data micro-batch after a watermark move commits no table version,
+   * and a micro-batch run again after a crash (its table commit made, its checkpoint commit lost)
+   * writes nothing twice: the write carries the query id and batch id, which Delta records.
+   */
+  @Test
+  void withoutEmptyCommitsANoDataMicroBatchCommitsNothingAndARerunWritesNothingTwice()
+      throws Exception {
+    String root = tmp.resolve("dedup").toString();
+    JobContext context = JobContext.start(spark, new TableRegistry(root));
+    append(root, 100L, 100L, 130L);
+    // micro-batch 0: 100 and 130; the watermark moves to 120 s: no-data micro-batch 1
+    StreamSummary first = new DedupJob(context).run().summary();
+    append(root, 125L);
+    // micro-batch 2: 125 (ahead of the watermark, which stays)
+    StreamSummary second = new DedupJob(context).run().summary();
+    java.nio.file.Path commits =
+        java.nio.file.Path.of(root, "_checkpoints", "dedup_values", "commits");
+    java.nio.file.Files.delete(commits.resolve("2"));
+    java.nio.file.Files.deleteIfExists(commits.resolve(".2.crc"));
+    // Spark runs micro-batch 2 again: the table already records it
+    StreamSummary rerun = new DedupJob(context).run().summary();
+
+    assertThat(
+            List.of(
+                first.batches(),
+                first.inputRows(),
+                second.batches(),
+                second.inputRows(),
+                rerun.batches(),
+                rerun.inputRows()))
+        .containsExactly(2L, 3L, 1L, 1L, 1L, 1L);
+    assertThat(output(root)).containsExactly(100L, 125L, 130L);
+    // the table's versions after its creation: the two micro-batches with rows, nothing else
+    assertThat(
+            io.delta.tables.DeltaTable.forPath(spark, root + "/output")
+                .history()
+                .filter("version > 0")
+                .orderBy("version")
+                .selectExpr("concat(version, ' ', operation)")
+                .as(Encoders.STRING())
+                .collectAsList())
+        .containsExactly("1 WRITE", "2 WRITE");
+  }
+
   @Test
   void aMissingInputTableIsAConfigErrorAndNothingIsCreated() {
     String root = tmp.resolve("missing").toString();
