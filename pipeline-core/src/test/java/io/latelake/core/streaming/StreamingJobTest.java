@@ -56,8 +56,16 @@ class StreamingJobTest extends SparkTestBase {
    * 10 s watermark on event time {@code value} seconds, without empty commits.
    */
   private static final class DedupJob extends StreamingJob<Long> {
+    private final boolean deltaSink;
+
     DedupJob(JobContext context) {
+      this(context, false);
+    }
+
+    /** With {@code deltaSink}: through Delta's streaming sink, as silver wrote before. */
+    DedupJob(JobContext context, boolean deltaSink) {
       super(context, 0L, "dedup");
+      this.deltaSink = deltaSink;
     }
 
     @Override
@@ -74,9 +82,57 @@ class StreamingJobTest extends SparkTestBase {
                       .dropDuplicatesWithinWatermark("value")
                       .select("value"),
               root + "/output",
-              new StreamPlan.Append().withoutEmptyCommits(),
+              deltaSink ? new StreamPlan.Append() : new StreamPlan.Append().withoutEmptyCommits(),
               new TriggerSpec(true, Duration.ofSeconds(1))));
     }
+  }
+
+  /**
+   * A lake whose silver wrote through Delta's streaming sink continues on the same checkpoint
+   * without empty commits: a micro-batch the sink committed to the table but not to the checkpoint
+   * (a crash in between, then the upgrade) is not written again, as the sink's transaction
+   * identifiers (query id, batch id) are the ones the new write gives.
+   */
+  @Test
+  void aStreamThatWroteThroughTheDeltaSinkContinuesWithoutEmptyCommitsOnItsCheckpoint()
+      throws Exception {
+    String root = tmp.resolve("upgrade").toString();
+    JobContext context = JobContext.start(spark, new TableRegistry(root));
+    append(root, 100L, 130L);
+    // micro-batch 0 with rows, no-data micro-batch 1: two versions written by the sink
+    StreamSummary sink = new DedupJob(context, true).run().summary();
+    append(root, 125L);
+    // micro-batch 2 through the sink, then its checkpoint commit lost
+    StreamSummary sinkAgain = new DedupJob(context, true).run().summary();
+    java.nio.file.Path commits =
+        java.nio.file.Path.of(root, "_checkpoints", "dedup_values", "commits");
+    java.nio.file.Files.delete(commits.resolve("2"));
+    java.nio.file.Files.deleteIfExists(commits.resolve(".2.crc"));
+    StreamSummary rerun = new DedupJob(context).run().summary();
+    append(root, 140L);
+    // micro-batch 3 with rows, no-data micro-batch 4 (the watermark moves to 130 s)
+    StreamSummary after = new DedupJob(context).run().summary();
+
+    assertThat(
+            List.of(
+                sink.batches(),
+                sinkAgain.batches(),
+                rerun.batches(),
+                rerun.inputRows(),
+                after.batches(),
+                after.inputRows()))
+        .containsExactly(2L, 1L, 1L, 1L, 2L, 1L);
+    assertThat(output(root)).containsExactly(100L, 125L, 130L, 140L);
+    assertThat(
+            io.delta.tables.DeltaTable.forPath(spark, root + "/output")
+                .history()
+                .filter("version > 0")
+                .orderBy("version")
+                .selectExpr("concat(version, ' ', operation)")
+                .as(Encoders.STRING())
+                .collectAsList())
+        .containsExactly(
+            "1 STREAMING UPDATE", "2 STREAMING UPDATE", "3 STREAMING UPDATE", "4 WRITE");
   }
 
   /**
