@@ -104,10 +104,7 @@ class StreamingJobTest extends SparkTestBase {
     append(root, 125L);
     // micro-batch 2 through the sink, then its checkpoint commit lost
     StreamSummary sinkAgain = new DedupJob(context, true).run().summary();
-    java.nio.file.Path commits =
-        java.nio.file.Path.of(root, "_checkpoints", "dedup_values", "commits");
-    java.nio.file.Files.delete(commits.resolve("2"));
-    java.nio.file.Files.deleteIfExists(commits.resolve(".2.crc"));
+    loseCheckpointCommit(root, 2);
     StreamSummary rerun = new DedupJob(context).run().summary();
     append(root, 140L);
     // micro-batch 3 with rows, no-data micro-batch 4 (the watermark moves to 130 s)
@@ -123,14 +120,7 @@ class StreamingJobTest extends SparkTestBase {
                 after.inputRows()))
         .containsExactly(2L, 1L, 1L, 1L, 2L, 1L);
     assertThat(output(root)).containsExactly(100L, 125L, 130L, 140L);
-    assertThat(
-            io.delta.tables.DeltaTable.forPath(spark, root + "/output")
-                .history()
-                .filter("version > 0")
-                .orderBy("version")
-                .selectExpr("concat(version, ' ', operation)")
-                .as(Encoders.STRING())
-                .collectAsList())
+    assertThat(outputVersions(root))
         .containsExactly(
             "1 STREAMING UPDATE", "2 STREAMING UPDATE", "3 STREAMING UPDATE", "4 WRITE");
   }
@@ -151,10 +141,7 @@ class StreamingJobTest extends SparkTestBase {
     append(root, 125L);
     // micro-batch 2: 125 (ahead of the watermark, which stays)
     StreamSummary second = new DedupJob(context).run().summary();
-    java.nio.file.Path commits =
-        java.nio.file.Path.of(root, "_checkpoints", "dedup_values", "commits");
-    java.nio.file.Files.delete(commits.resolve("2"));
-    java.nio.file.Files.deleteIfExists(commits.resolve(".2.crc"));
+    loseCheckpointCommit(root, 2);
     // Spark runs micro-batch 2 again: the table already records it
     StreamSummary rerun = new DedupJob(context).run().summary();
 
@@ -169,15 +156,7 @@ class StreamingJobTest extends SparkTestBase {
         .containsExactly(2L, 3L, 1L, 1L, 1L, 1L);
     assertThat(output(root)).containsExactly(100L, 125L, 130L);
     // the table's versions after its creation: the two micro-batches with rows, nothing else
-    assertThat(
-            io.delta.tables.DeltaTable.forPath(spark, root + "/output")
-                .history()
-                .filter("version > 0")
-                .orderBy("version")
-                .selectExpr("concat(version, ' ', operation)")
-                .as(Encoders.STRING())
-                .collectAsList())
-        .containsExactly("1 WRITE", "2 WRITE");
+    assertThat(outputVersions(root)).containsExactly("1 WRITE", "2 WRITE");
   }
 
   @Test
@@ -421,6 +400,28 @@ class StreamingJobTest extends SparkTestBase {
                 .getClass()
                 .getName())
         .isEqualTo("io.latelake.core.spark.NioLocalFileSystem");
+  }
+
+  /** The versions of {@code <root>/output} after its creation, as "version operation". */
+  private List<String> outputVersions(String root) {
+    return io.delta.tables.DeltaTable.forPath(spark, root + "/output")
+        .history()
+        .filter("version > 0")
+        .orderBy("version")
+        .selectExpr("concat(version, ' ', operation)")
+        .as(Encoders.STRING())
+        .collectAsList();
+  }
+
+  /**
+   * Removes micro-batch {@code batch}'s commit from the dedup job's checkpoint, as a crash after
+   * the table's commit and before the checkpoint's leaves it: the next run runs it again.
+   */
+  private static void loseCheckpointCommit(String root, long batch) throws java.io.IOException {
+    java.nio.file.Path commits =
+        java.nio.file.Path.of(root, "_checkpoints", "dedup_values", "commits");
+    java.nio.file.Files.delete(commits.resolve(Long.toString(batch)));
+    java.nio.file.Files.deleteIfExists(commits.resolve("." + batch + ".crc"));
   }
 
   private void append(String root, Long... values) {
