@@ -1,6 +1,7 @@
 package io.latelake.bench;
 
 import static org.apache.spark.sql.functions.array;
+import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.floor;
@@ -15,6 +16,8 @@ import static org.apache.spark.sql.functions.to_date;
 import static org.apache.spark.sql.functions.unix_micros;
 
 import io.delta.tables.DeltaTable;
+import io.latelake.core.event.BronzeRows;
+import io.latelake.core.time.DayRange;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -102,19 +105,32 @@ final class BatchBaselines {
   }
 
   /**
-   * The least a lateness profile does: bronze's rows with both times (valid, or future-dated), the
-   * first arrival of each {@code event_id} ({@code min_by} on enqueued time), then per source and
-   * arrival day the count and one {@code percentile_approx} of lateness at {@code levels}. No
-   * arrival-order watermark flags, no other counts, nothing written. Bounds the profile figure.
+   * The least a lateness profile of {@code days} does: bronze's rows with both times (valid, or
+   * future-dated) from ingest date {@code from − 1 day − horizon} on (the partitions the profile
+   * reads, {@link io.latelake.profiler.ProfileReads#readArrivals}), the first arrival of each
+   * {@code event_id} ({@code min_by} on enqueued time), Kafka CreateTime rows left out, then per
+   * source and arrival day in {@code days} the count and one {@code percentile_approx} of lateness
+   * at {@code levels}. No arrival-order watermark flags, no other counts, nothing written. Bounds
+   * the profile figure.
    *
-   * @return the number of (source, day) groups
+   * @param horizon the id horizon ({@code lake.correction.dedup-horizon})
+   * @return one row per (source, day): {@code source}, {@code arrival_day}, {@code n}, {@code
+   *     quantiles} (array of double, at {@code levels})
    */
-  static int minimalProfile(SparkSession spark, String bronze, double[] levels, int accuracy) {
+  static List<Row> minimalProfile(
+      SparkSession spark,
+      String bronze,
+      DayRange days,
+      Duration horizon,
+      double[] levels,
+      int accuracy) {
+    long horizonDays = (horizon.toSeconds() + 86_399) / 86_400;
     Dataset<Row> kept =
         spark
             .read()
             .format("delta")
             .load(bronze)
+            .filter(BronzeRows.ingestDateFrom(days.from().minusDays(horizonDays)))
             .filter(
                 col("event_time")
                     .isNotNull()
@@ -124,10 +140,20 @@ final class BatchBaselines {
         kept.groupBy("event_id")
             .agg(
                 min_by(
-                        struct(col("source"), col("event_time"), col("enqueued_time")),
+                        struct(
+                            col("source"),
+                            col("event_time"),
+                            col("enqueued_time"),
+                            col("timestamp_type")),
                         col("enqueued_time"))
                     .as("f"))
-            .select("f.*");
+            .select("f.*")
+            .filter(
+                coalesce(
+                        col("timestamp_type")
+                            .notEqual(lit(io.latelake.profiler.LatenessStats.CREATE_TIME)),
+                        lit(true))
+                    .and(inDays(days)));
     Column[] at = new Column[levels.length];
     for (int i = 0; i < levels.length; i++) {
       at[i] = lit(levels[i]);
@@ -143,23 +169,42 @@ final class BatchBaselines {
                     array(at),
                     lit(accuracy))
                 .as("quantiles"))
-        .collectAsList()
-        .size();
+        .collectAsList();
   }
 
   /** One plain scan of bronze: count, min and max of lateness in seconds. */
   static Row latenessScan(SparkSession spark, String bronze) {
-    return spark
-        .read()
-        .format("delta")
-        .load(bronze)
-        .select(
+    return latenessScan(spark.read().format("delta").load(bronze));
+  }
+
+  /**
+   * One plain scan of the rows that arrived on {@code days}: bronze pruned to the ingest dates they
+   * can lie in ({@link BronzeRows#ingestDateFrom}), rows whose UTC arrival day is in the range;
+   * count, min and max of lateness in seconds.
+   */
+  static Row latenessScan(SparkSession spark, String bronze, DayRange days) {
+    return latenessScan(
+        spark
+            .read()
+            .format("delta")
+            .load(bronze)
+            .filter(BronzeRows.ingestDateFrom(days.from()).and(inDays(days))));
+  }
+
+  private static Row latenessScan(Dataset<Row> rows) {
+    return rows.select(
             unix_micros(col("enqueued_time"))
                 .minus(unix_micros(col("event_time")))
                 .divide(1_000_000.0)
                 .as("lateness_s"))
         .agg(count(lit(1)), min("lateness_s"), max("lateness_s"))
         .first();
+  }
+
+  /** Rows whose UTC arrival day ({@code to_date(enqueued_time)}) lies in {@code days}. */
+  private static Column inDays(DayRange days) {
+    return to_date(col("enqueued_time"))
+        .between(lit(java.sql.Date.valueOf(days.from())), lit(java.sql.Date.valueOf(days.to())));
   }
 
   /** The first copy of each {@code event_id}: earliest enqueued time, then earliest ingest. */

@@ -16,6 +16,7 @@ final class BenchFigures {
   private final double correctionTarget;
   private final int historyDays;
   private final List<Double> recomputeGrowth;
+  private final List<Double> bronzeScanGrowth;
 
   /**
    * @param ours per figure, our time (or rows) of each repeat
@@ -24,6 +25,7 @@ final class BenchFigures {
    * @param correctionTarget the correction row's target, max(0.15, 2 f_w)
    * @param historyDays the history rows' D (0: not run)
    * @param recomputeGrowth per repeat, the full recompute's time over 4D vs D days
+   * @param bronzeScanGrowth per repeat, a plain scan of all of bronze over 4D vs D days
    */
   BenchFigures(
       Map<String, List<Double>> ours,
@@ -31,13 +33,15 @@ final class BenchFigures {
       List<String> failedChecks,
       double correctionTarget,
       int historyDays,
-      List<Double> recomputeGrowth) {
+      List<Double> recomputeGrowth,
+      List<Double> bronzeScanGrowth) {
     this.ours = ours;
     this.refs = refs;
     this.failedChecks = failedChecks;
     this.correctionTarget = correctionTarget;
     this.historyDays = historyDays;
     this.recomputeGrowth = recomputeGrowth;
+    this.bronzeScanGrowth = bronzeScanGrowth;
   }
 
   List<Figure> all() {
@@ -171,7 +175,37 @@ final class BenchFigures {
         false,
         2.0,
         "the least profile, hand-written: first arrivals (min_by per event_id), count and one "
-            + "percentile_approx per source and day, nothing written vs the plain scan");
+            + "percentile_approx per source and day, nothing written vs the plain scan"
+            + (failedChecks.contains("profile")
+                ? "; OUTPUT DIFFERS"
+                : "; counts and percentiles identical to the profile's"));
+    add(
+        out,
+        "profile-history",
+        "profile",
+        "s",
+        false,
+        2.0,
+        "profile of the bench's arrival days over "
+            + historyDays
+            + " days of bronze history vs one plain scan of those days' rows (time)",
+        false);
+    add(
+        out,
+        "profile-growth",
+        "profile",
+        "s",
+        false,
+        1.3,
+        "profile of the same days over "
+            + 4 * historyDays
+            + " vs "
+            + historyDays
+            + " days of history (time); a plain scan of all of bronze grew "
+            + (bronzeScanGrowth.isEmpty()
+                ? "-"
+                : String.format(java.util.Locale.ROOT, "%.2f×", Figure.median(bronzeScanGrowth))),
+        false);
     add(
         out,
         "scale-out",
@@ -226,11 +260,15 @@ final class BenchFigures {
 
   /**
    * @return the key in {@code failedChecks} of a figure's output check: {@link HistoryBench}'s rows
-   *     have their own (its comparison covers the history), the others their group's
+   *     have their own (its comparison covers the history), the profile's history rows none (the
+   *     least profile's check is the profile group's), the others their group's
    */
   private static String checkOf(String figure, String group) {
-    return figure.startsWith("correction-history") || figure.equals("correction-growth")
-        ? "correction-history"
+    if (figure.startsWith("correction-history") || figure.equals("correction-growth")) {
+      return "correction-history";
+    }
+    return figure.equals("profile-history") || figure.equals("profile-growth")
+        ? "profile-history"
         : group;
   }
 }

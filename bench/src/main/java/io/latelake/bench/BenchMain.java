@@ -69,7 +69,9 @@ public final class BenchMain implements Callable<Integer> {
           "Adds correct over D and 4 x D days of bronze history after a contiguous late batch, "
               + "and over D days after a spread one (figures correction-history, "
               + "correction-history-spread, correction-history-bound and correction-growth, in "
-              + "the correction group); 0 leaves them out (default: ${DEFAULT-VALUE}).")
+              + "the correction group), and, with the profile group, the profile of the bench's "
+              + "days over D and 4 x D days (profile-history, profile-growth); 0 leaves them out "
+              + "(default: ${DEFAULT-VALUE}).")
   int historyDays;
 
   @Option(

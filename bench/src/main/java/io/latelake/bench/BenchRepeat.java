@@ -197,12 +197,13 @@ final class BenchRepeat {
         record("fast-path-bound", json + dedupOnly + append, oneQuery);
       }
     }
+    ProfileBench profiles = on("profile") ? new ProfileBench(spark, data, recorded) : null;
     if (on("correction")) {
-      new CorrectionBench(spark, data, recorded, warmUp ? 0 : historyDays)
+      new CorrectionBench(spark, data, recorded, warmUp ? 0 : historyDays, profiles)
           .run(cfg, landing, t, bc, sc, gc, metric, ref);
     }
-    if (on("profile")) {
-      new ProfileBench(spark, data, recorded).run(cfg, t);
+    if (profiles != null) {
+      profiles.run(cfg, t);
     }
   }
 

@@ -41,15 +41,24 @@ final class CorrectionBench {
   private final SyntheticEvents data;
   private final Recorded recorded;
   private final int historyDays;
+  private final ProfileBench profiles;
 
   /**
    * @param historyDays the history rows' D; 0 leaves them out (as the warm-up does)
+   * @param profiles the profile group, which times its profile over the history too; null when the
+   *     run leaves the profile group out
    */
-  CorrectionBench(SparkSession spark, SyntheticEvents data, Recorded recorded, int historyDays) {
+  CorrectionBench(
+      SparkSession spark,
+      SyntheticEvents data,
+      Recorded recorded,
+      int historyDays,
+      ProfileBench profiles) {
     this.spark = spark;
     this.data = data;
     this.recorded = recorded;
     this.historyDays = historyDays;
+    this.profiles = profiles;
   }
 
   void run(
@@ -131,8 +140,15 @@ final class CorrectionBench {
       history.extendTo(historyDays);
       HistoryBench.Run one = history.measure(HistoryBench.Shape.CONTIGUOUS);
       HistoryBench.Run spread = history.measure(HistoryBench.Shape.SPREAD);
+      ProfileBench.NewDay profileOne = profiles == null ? null : profiles.newDay(cfg, t);
       history.extendTo(4 * historyDays);
       HistoryBench.Run four = history.measure(HistoryBench.Shape.CONTIGUOUS);
+      if (profiles != null) {
+        ProfileBench.NewDay profileFour = profiles.newDay(cfg, t);
+        recorded.record("profile-history", profileOne.profile(), profileOne.dayScan());
+        recorded.record("profile-growth", profileFour.profile(), profileOne.profile());
+        recorded.bronzeScanGrowth(profileFour.bronzeScan() / profileOne.bronzeScan());
+      }
       long historyDifferences = one.differences() + spread.differences() + four.differences();
       if (historyDifferences > 0) {
         recorded.fail("correction-history");

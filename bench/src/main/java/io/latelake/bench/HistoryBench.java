@@ -37,12 +37,16 @@ import org.slf4j.LoggerFactory;
  * while a full recompute reads all of it.
  *
  * <p>The history: copies of the bench's day of bronze rows (its synthetic span, the spread late
- * batch included) shifted back by whole days — {@code event_time}, {@code enqueued_time}, {@code
- * ingested_at} and the {@code ingest_date} partition moved by k days, {@code event_id} suffixed
- * {@code ~k} (distinct events; copies of an id stay within one day) — as {@code publish-4x-table}
- * makes older gold. An untimed {@code correct} then absorbs the history's commit (its windows are
- * restated into gold, as the runs before would have published them), as a production lake would
- * have it before the hour being measured.
+ * batch included) shifted back by whole days — {@code event_time} and {@code enqueued_time} moved
+ * by k days, {@code event_id} suffixed {@code ~k} (distinct events; copies of an id stay within one
+ * day) — as {@code publish-4x-table} makes older gold. Their {@code ingested_at} and the {@code
+ * ingest_date} partition move onto copy k's arrival day (the bench's ingest day is the run's today
+ * while its events arrive on {@link SyntheticEvents#START}'s day, years before): copy k is ingested
+ * k days before that day, at the time of day the bench ingested, as production's bronze has each
+ * day's arrivals in that day's partition, so a profile of the newest days reads those days and the
+ * id horizon before them, not all of the history. An untimed {@code correct} then absorbs the
+ * history's commit (its windows are restated into gold, as the runs before would have published
+ * them), as a production lake would have it before the hour being measured.
  *
  * <p>The late batch: {@code max(1, 1%)} of the bench's events, one device ({@code dev_offline}),
  * event times evenly over 2% of the span from its middle (all closed), arriving after the main data
@@ -91,6 +95,7 @@ final class HistoryBench {
   private final Path landing;
   private final String ref;
   private final long baseVersion;
+  private final long ingestOffsetDays;
   private int days = 1;
   private int batches;
 
@@ -115,6 +120,19 @@ final class HistoryBench {
     this.landing = landing;
     this.ref = ref;
     this.baseVersion = DeltaTable.forPath(spark, t.bronzeEvents()).history(1).first().getLong(0);
+    java.sql.Date firstIngest =
+        spark
+            .read()
+            .format("delta")
+            .option("versionAsOf", baseVersion)
+            .load(t.bronzeEvents())
+            .agg(org.apache.spark.sql.functions.min("ingest_date"))
+            .first()
+            .getDate(0);
+    this.ingestOffsetDays =
+        java.time.temporal.ChronoUnit.DAYS.between(
+            SyntheticEvents.START.atZone(java.time.ZoneOffset.UTC).toLocalDate(),
+            firstIngest.toLocalDate());
   }
 
   /**
@@ -131,13 +149,15 @@ final class HistoryBench {
         spark.read().format("delta").option("versionAsOf", baseVersion).load(t.bronzeEvents());
     Column k = col("_k");
     Column shift = expr("make_dt_interval(_k, 0, 0, 0)");
+    Column ingestShift = expr("make_dt_interval(_k + " + ingestOffsetDays + ", 0, 0, 0)");
     Dataset<Row> copies =
         base.withColumn("_k", explode(sequence(lit(days), lit(total - 1))))
             .withColumn("event_id", concat(col("event_id"), lit("~"), k.cast("string")))
             .withColumn("event_time", col("event_time").minus(shift))
             .withColumn("enqueued_time", col("enqueued_time").minus(shift))
-            .withColumn("ingested_at", col("ingested_at").minus(shift))
-            .withColumn("ingest_date", date_sub(col("ingest_date"), k.cast("int")))
+            .withColumn("ingested_at", col("ingested_at").minus(ingestShift))
+            .withColumn(
+                "ingest_date", date_sub(col("ingest_date"), k.plus(ingestOffsetDays).cast("int")))
             .drop("_k");
     copies
         .repartition(col("ingest_date"))

@@ -14,6 +14,7 @@ final class Recorded {
   private final Map<String, List<Double>> refs = new HashMap<>();
   private final List<String> failedChecks = new ArrayList<>();
   private final List<Double> recomputeGrowth = new ArrayList<>();
+  private final List<Double> bronzeScanGrowth = new ArrayList<>();
   private double correctionTarget = 0.15;
 
   /** Adds one repeat's pair of {@code figure}: ours {@code o}, the reference's {@code r}. */
@@ -37,13 +38,24 @@ final class Recorded {
     recomputeGrowth.add(growth);
   }
 
+  /** One repeat's growth of a plain scan of all of bronze over 4D vs D days of history. */
+  void bronzeScanGrowth(double growth) {
+    bronzeScanGrowth.add(growth);
+  }
+
   /**
    * @param historyDays the history rows' D
    * @return the rows of the recorded figures, in print order
    */
   List<Figure> figures(int historyDays) {
     return new BenchFigures(
-            ours, refs, failedChecks, correctionTarget, historyDays, recomputeGrowth)
+            ours,
+            refs,
+            failedChecks,
+            correctionTarget,
+            historyDays,
+            recomputeGrowth,
+            bronzeScanGrowth)
         .all();
   }
 }

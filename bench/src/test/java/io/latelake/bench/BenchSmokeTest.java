@@ -43,6 +43,8 @@ class BenchSmokeTest {
           "correction-growth",
           "profile",
           "profile-bound",
+          "profile-history",
+          "profile-growth",
           "scale-out",
           "scale-out-bound");
 
@@ -70,7 +72,7 @@ class BenchSmokeTest {
             // below runs the same code.
             "--warm-up",
             "0",
-            // correct over 1 and 4 days of bronze history
+            // correct and profile over 1 and 4 days of bronze history
             "--history-days",
             "1",
             "--work",
@@ -130,6 +132,13 @@ class BenchSmokeTest {
                 .asText())
         .contains("over the same 1 days of history")
         .endsWith("; output identical");
+    assertThat(json.get("figures").get(FIGURES.indexOf("profile-bound")).get("note").asText())
+        .endsWith("; counts and percentiles identical to the profile's");
+    assertThat(json.get("figures").get(FIGURES.indexOf("profile-history")).get("note").asText())
+        .contains("over 1 days of bronze history");
+    assertThat(json.get("figures").get(FIGURES.indexOf("profile-growth")).get("note").asText())
+        .contains("over 4 vs 1 days of history")
+        .containsPattern("a plain scan of all of bronze grew [0-9]+\\.[0-9]{2}×$");
     assertThat(json.get("figures").get(FIGURES.indexOf("correction-growth")).get("note").asText())
         .contains("over 4 vs 1 days of history")
         .containsPattern("the full recompute grew [0-9]+\\.[0-9]{2}×$");
