@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.array;
 import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.floor;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
@@ -124,6 +125,66 @@ final class BatchBaselines {
       Duration horizon,
       double[] levels,
       int accuracy) {
+    Column[] at = new Column[levels.length];
+    for (int i = 0; i < levels.length; i++) {
+      at[i] = lit(levels[i]);
+    }
+    return measuredFirstArrivals(spark, bronze, days, horizon)
+        .groupBy(col("source"), to_date(col("enqueued_time")).as("arrival_day"))
+        .agg(
+            count(lit(1)).as("n"),
+            percentile_approx(
+                    unix_micros(col("enqueued_time"))
+                        .minus(unix_micros(col("event_time")))
+                        .divide(1_000_000.0),
+                    array(at),
+                    lit(accuracy))
+                .as("quantiles"))
+        .collectAsList();
+  }
+
+  /**
+   * What {@code percentile_approx} at {@code accuracy} may return for each of {@code levels}, per
+   * source and arrival day of {@link #minimalProfile}'s events: the exact values ({@code
+   * percentile_disc}) at the levels {@code p − 1/accuracy} and {@code p + 1/accuracy} (clamped to
+   * [0, 1]), the ranks its relative error allows (Spark's {@code approx_percentile}: "1.0/accuracy
+   * is the relative error of the approximation"). Not timed: the check of the bound's output.
+   *
+   * @return one row per (source, day): {@code source}, {@code arrival_day}, {@code low} and {@code
+   *     high} (arrays of double, at {@code levels})
+   */
+  static List<Row> percentileRanges(
+      SparkSession spark,
+      String bronze,
+      DayRange days,
+      Duration horizon,
+      double[] levels,
+      int accuracy) {
+    StringBuilder low = new StringBuilder();
+    StringBuilder high = new StringBuilder();
+    for (double p : levels) {
+      low.append(low.length() == 0 ? "" : ", ").append(Math.max(0, p - 1.0 / accuracy));
+      high.append(high.length() == 0 ? "" : ", ").append(Math.min(1, p + 1.0 / accuracy));
+    }
+    String lateness = "(unix_micros(enqueued_time) - unix_micros(event_time)) / 1000000.0";
+    return measuredFirstArrivals(spark, bronze, days, horizon)
+        .groupBy(col("source"), to_date(col("enqueued_time")).as("arrival_day"))
+        .agg(
+            expr("percentile_disc(array(" + low + ")) WITHIN GROUP (ORDER BY " + lateness + ")")
+                .as("low"),
+            expr("percentile_disc(array(" + high + ")) WITHIN GROUP (ORDER BY " + lateness + ")")
+                .as("high"))
+        .collectAsList();
+  }
+
+  /**
+   * The events a profile of {@code days} measures, by the least means: bronze from the ingest date
+   * the profile reads from, first arrivals by {@code min_by} on enqueued time, CreateTime rows left
+   * out, arrival day in {@code days}; columns {@code source}, {@code event_time}, {@code
+   * enqueued_time}, {@code timestamp_type}.
+   */
+  private static Dataset<Row> measuredFirstArrivals(
+      SparkSession spark, String bronze, DayRange days, Duration horizon) {
     long horizonDays = (horizon.toSeconds() + 86_399) / 86_400;
     Dataset<Row> kept =
         spark
@@ -154,22 +215,7 @@ final class BatchBaselines {
                             .notEqual(lit(io.latelake.profiler.LatenessStats.CREATE_TIME)),
                         lit(true))
                     .and(inDays(days)));
-    Column[] at = new Column[levels.length];
-    for (int i = 0; i < levels.length; i++) {
-      at[i] = lit(levels[i]);
-    }
-    return first
-        .groupBy(col("source"), to_date(col("enqueued_time")).as("arrival_day"))
-        .agg(
-            count(lit(1)).as("n"),
-            percentile_approx(
-                    unix_micros(col("enqueued_time"))
-                        .minus(unix_micros(col("event_time")))
-                        .divide(1_000_000.0),
-                    array(at),
-                    lit(accuracy))
-                .as("quantiles"))
-        .collectAsList();
+    return first;
   }
 
   /** One plain scan of bronze: count, min and max of lateness in seconds. */

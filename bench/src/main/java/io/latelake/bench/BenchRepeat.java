@@ -22,6 +22,8 @@ import org.apache.spark.sql.SparkSession;
  * pair is added to the run's {@link Recorded}, times in wall-clock seconds.
  */
 final class BenchRepeat {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BenchRepeat.class);
+
   private final SparkSession spark;
   private final Config base;
   private final SyntheticEvents data;
@@ -174,6 +176,16 @@ final class BenchRepeat {
       record("ingest-vs-bare-copy", bronze, bare);
     }
     if (on("dedup")) {
+      // The bound's output and silver on RocksDB checked, not only timed: the same rows as silver
+      long differences =
+          HistoryBench.differences(dedupRows(t.silverEvents()), dedupRows(ref + "/dedup-only"))
+              + HistoryBench.differences(
+                  dedupRows(t.silverEvents()), dedupRows(rocks.silverEvents()));
+      if (differences > 0) {
+        recorded.fail("dedup");
+        LOG.warn(
+            "silver, silver on RocksDB and the hand-written dedup differ in {} rows", differences);
+      }
       record("dedup", silver, wmOnly);
       record("dedup-bound", dedupOnly, wmOnly);
       record("dedup-state-rows", state.silverStateRows(t), state.stateBound(sc.watermarkDelay()));
@@ -205,6 +217,15 @@ final class BenchRepeat {
     if (profiles != null) {
       profiles.run(cfg, t);
     }
+  }
+
+  /** The columns silver and the hand-written dedup streams share, of the table at {@code path}. */
+  private org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> dedupRows(String path) {
+    return spark
+        .read()
+        .format("delta")
+        .load(path)
+        .select("event_id", "event_time", "enqueued_time", "device_id", "http_content_length");
   }
 
   private void record(String figure, double o, double r) {

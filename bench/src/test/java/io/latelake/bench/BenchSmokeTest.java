@@ -132,8 +132,14 @@ class BenchSmokeTest {
                 .asText())
         .contains("over the same 1 days of history")
         .endsWith("; output identical");
+    assertThat(json.get("figures").get(FIGURES.indexOf("dedup-bound")).get("note").asText())
+        .endsWith("; its rows identical to silver's");
+    assertThat(json.get("figures").get(FIGURES.indexOf("dedup-rocksdb")).get("note").asText())
+        .endsWith("; its rows identical to silver's");
     assertThat(json.get("figures").get(FIGURES.indexOf("profile-bound")).get("note").asText())
-        .endsWith("; counts and percentiles identical to the profile's");
+        .endsWith(
+            "; counts identical to the profile's, percentiles of both within percentile_approx's"
+                + " rank error");
     assertThat(json.get("figures").get(FIGURES.indexOf("profile-history")).get("note").asText())
         .contains("over 1 days of bronze history");
     assertThat(json.get("figures").get(FIGURES.indexOf("profile-growth")).get("note").asText())
