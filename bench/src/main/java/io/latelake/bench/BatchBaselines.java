@@ -4,7 +4,7 @@ import static org.apache.spark.sql.functions.array;
 import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
-import static org.apache.spark.sql.functions.expr;
+import static org.apache.spark.sql.functions.count_if;
 import static org.apache.spark.sql.functions.floor;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
@@ -144,37 +144,42 @@ final class BatchBaselines {
   }
 
   /**
-   * What {@code percentile_approx} at {@code accuracy} may return for each of {@code levels}, per
-   * source and arrival day of {@link #minimalProfile}'s events: the exact values ({@code
-   * percentile_disc}) at the levels {@code p − 1/accuracy} and {@code p + 1/accuracy} (clamped to
-   * [0, 1]), the ranks its relative error allows (Spark's {@code approx_percentile}: "1.0/accuracy
-   * is the relative error of the approximation"). Not timed: the check of the bound's output.
+   * The exact ranks of {@code values} among the lateness of one (source, day) group of {@link
+   * #minimalProfile}'s events: for each value, the count of events whose lateness is below it and
+   * the count at or below it, so the value's ranks are {@code [below + 1, atOrBelow]}. Not timed:
+   * the check of the bound's output ({@link ProfileBench#differences}).
    *
-   * @return one row per (source, day): {@code source}, {@code arrival_day}, {@code low} and {@code
-   *     high} (arrays of double, at {@code levels})
+   * @param day the group's arrival day, as a collected row holds it
+   * @return {@code [below, atOrBelow]} per value, in order
    */
-  static List<Row> percentileRanges(
+  static long[][] ranks(
       SparkSession spark,
       String bronze,
       DayRange days,
       Duration horizon,
-      double[] levels,
-      int accuracy) {
-    StringBuilder low = new StringBuilder();
-    StringBuilder high = new StringBuilder();
-    for (double p : levels) {
-      low.append(low.length() == 0 ? "" : ", ").append(Math.max(0, p - 1.0 / accuracy));
-      high.append(high.length() == 0 ? "" : ", ").append(Math.min(1, p + 1.0 / accuracy));
+      String source,
+      Object day,
+      double[] values) {
+    Column lateness =
+        unix_micros(col("enqueued_time")).minus(unix_micros(col("event_time"))).divide(1_000_000.0);
+    Column[] counts = new Column[2 * values.length];
+    for (int i = 0; i < values.length; i++) {
+      counts[2 * i] = count_if(lateness.lt(lit(values[i])));
+      counts[2 * i + 1] = count_if(lateness.leq(lit(values[i])));
     }
-    String lateness = "(unix_micros(enqueued_time) - unix_micros(event_time)) / 1000000.0";
-    return measuredFirstArrivals(spark, bronze, days, horizon)
-        .groupBy(col("source"), to_date(col("enqueued_time")).as("arrival_day"))
-        .agg(
-            expr("percentile_disc(array(" + low + ")) WITHIN GROUP (ORDER BY " + lateness + ")")
-                .as("low"),
-            expr("percentile_disc(array(" + high + ")) WITHIN GROUP (ORDER BY " + lateness + ")")
-                .as("high"))
-        .collectAsList();
+    Row r =
+        measuredFirstArrivals(spark, bronze, days, horizon)
+            .filter(
+                col("source")
+                    .equalTo(lit(source))
+                    .and(to_date(col("enqueued_time")).equalTo(lit(day))))
+            .agg(counts[0], java.util.Arrays.copyOfRange(counts, 1, counts.length))
+            .first();
+    long[][] out = new long[values.length][];
+    for (int i = 0; i < values.length; i++) {
+      out[i] = new long[] {r.getLong(2 * i), r.getLong(2 * i + 1)};
+    }
+    return out;
   }
 
   /**

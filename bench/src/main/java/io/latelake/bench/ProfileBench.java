@@ -13,6 +13,7 @@ import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
@@ -21,11 +22,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The profile group of one repeat: {@code profile} on the lock-step lake against one plain scan of
  * the profiled days' bronze rows ({@code profile}), and the least profile, hand-written, against
- * the same scan ({@code profile-bound}), whose counts per source and day are checked equal to the
- * profile's {@code lateness_stats} rows and whose percentiles, as the profile's, within {@code
- * percentile_approx}'s rank error of the exact ones (two runs of it over the same rows may differ
- * within that error: partial aggregates merge in another order). With history days, {@link #newDay}
- * times the same profile over the history. Times are wall-clock seconds.
+ * the same scan ({@code profile-bound}), whose output is checked against the profile's {@code
+ * lateness_stats} rows ({@link #differences}). With history days, {@link #newDay} times the same
+ * profile over the history. Times are wall-clock seconds.
  */
 final class ProfileBench {
   private static final Logger LOG = LoggerFactory.getLogger(ProfileBench.class);
@@ -79,13 +78,16 @@ final class ProfileBench {
         differences(
             result[0].stats(),
             least[0],
-            BatchBaselines.percentileRanges(
-                spark,
-                t.bronzeEvents(),
-                days,
-                pc.dedupHorizon(),
-                LatenessStats.LEVELS,
-                pc.accuracy()));
+            pc.accuracy(),
+            (group, values) ->
+                BatchBaselines.ranks(
+                    spark,
+                    t.bronzeEvents(),
+                    days,
+                    pc.dedupHorizon(),
+                    group.getAs("source"),
+                    group.getAs("arrival_day"),
+                    values));
     if (differences > 0) {
       recorded.fail("profile");
       LOG.warn(
@@ -134,43 +136,67 @@ final class ProfileBench {
   }
 
   /**
+   * Checks the least profile's rows against the profile's: per (source, day) the same count, and
+   * for each level {@code p} the profile's percentile and the bound's both at an exact rank {@code
+   * floor((p − ε) n) .. ceil((p + ε) n)}, ε = 1 / accuracy: the rank {@code percentile_approx}
+   * guarantees (Spark's {@code DataFrameStatFunctions.approxQuantile}). Two runs of it over the
+   * same rows may return different values within that range (their partial summaries merge in
+   * another order).
+   *
    * @param stats the profile's {@code lateness_stats} rows
    * @param least {@link BatchBaselines#minimalProfile}'s rows
-   * @param ranges {@link BatchBaselines#percentileRanges}' rows for the same days and levels
-   * @return the (source, day) groups whose counts differ, a percentile of either side lies outside
-   *     what {@code percentile_approx}'s rank error allows, or that only one side has (a profile
-   *     row that measured nothing, n = 0, has no counterpart)
+   * @param ranks for one (source, day) and values, their exact ranks ({@link BatchBaselines#ranks})
+   * @return the (source, day) groups that fail, or that only one side has (a profile row that
+   *     measured nothing, n = 0, has no counterpart)
    */
-  static long differences(List<Row> stats, List<Row> least, List<Row> ranges) {
+  static long differences(
+      List<Row> stats, List<Row> least, int accuracy, BiFunction<Row, double[], long[][]> ranks) {
     Map<String, Row> profiled = new HashMap<>();
     for (Row r : stats) {
       if (r.getLong(r.fieldIndex("n")) > 0) {
         profiled.put(key(r), r);
       }
     }
-    Map<String, Row> allowed = new HashMap<>();
-    for (Row r : ranges) {
-      allowed.put(key(r), r);
-    }
     long differing = 0;
     for (Row r : least) {
-      String key = key(r);
-      Row ours = profiled.remove(key);
-      Row range = allowed.get(key);
-      List<Double> theirs = r.getList(r.fieldIndex("quantiles"));
-      boolean same =
-          ours != null
-              && range != null
-              && ours.getLong(ours.fieldIndex("n")) == r.getLong(r.fieldIndex("n"));
-      for (int i = 0; same && i < theirs.size(); i++) {
-        double low = range.<Double>getList(range.fieldIndex("low")).get(i);
-        double high = range.<Double>getList(range.fieldIndex("high")).get(i);
-        double profile = ours.getDouble(ours.fieldIndex(LatenessStats.PERCENTILE_COLUMNS.get(i)));
-        same = low <= theirs.get(i) && theirs.get(i) <= high && low <= profile && profile <= high;
+      Row ours = profiled.remove(key(r));
+      long n = r.getLong(r.fieldIndex("n"));
+      boolean same = ours != null && ours.getLong(ours.fieldIndex("n")) == n;
+      if (same) {
+        List<Double> theirs = r.getList(r.fieldIndex("quantiles"));
+        int levels = LatenessStats.LEVELS.length;
+        double[] values = new double[2 * levels];
+        for (int i = 0; i < levels; i++) {
+          values[2 * i] = theirs.get(i);
+          values[2 * i + 1] =
+              ours.getDouble(ours.fieldIndex(LatenessStats.PERCENTILE_COLUMNS.get(i)));
+        }
+        long[][] at = ranks.apply(r, values);
+        for (int i = 0; i < values.length; i++) {
+          double p = LatenessStats.LEVELS[i / 2];
+          long lowest = (long) Math.floor((p - 1.0 / accuracy) * n);
+          long highest = (long) Math.ceil((p + 1.0 / accuracy) * n);
+          // the value's ranks [below + 1, atOrBelow] meet the allowed ranks
+          boolean allowed = at[i][0] + 1 <= highest && at[i][1] >= lowest;
+          if (!allowed) {
+            same = false;
+            LOG.warn(
+                "profile-bound: {} p{}: {} ({}) has exact ranks {}..{}, allowed {}..{}",
+                key(r),
+                p * 100,
+                values[i],
+                i % 2 == 0 ? "the bound's" : "the profile's",
+                at[i][0] + 1,
+                at[i][1],
+                lowest,
+                highest);
+          }
+        }
+      } else {
+        LOG.warn("profile-bound: {} has {}, the profile {}", key(r), r, ours);
       }
       if (!same) {
         differing++;
-        LOG.warn("profile-bound: {} has {}, the profile {}, allowed {}", key, r, ours, range);
       }
     }
     return differing + profiled.size();
