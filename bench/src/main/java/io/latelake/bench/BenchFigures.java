@@ -172,7 +172,8 @@ final class BenchFigures {
         "s",
         false,
         2.0,
-        "profile vs one plain scan for count/min/max of lateness (time)",
+        "profile of the bench's arrival days vs one plain scan of those days' rows for "
+            + "count/min/max of lateness (time)",
         false);
     bound(
         out,
