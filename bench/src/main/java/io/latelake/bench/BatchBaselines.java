@@ -109,10 +109,10 @@ final class BatchBaselines {
    * The least a lateness profile of {@code days} does: bronze's rows with both times (valid, or
    * future-dated) from ingest date {@code from − 1 day − horizon} on (the partitions the profile
    * reads, {@link io.latelake.profiler.ProfileReads#readArrivals}), the first arrival of each
-   * {@code event_id} ({@code min_by} on enqueued time), Kafka CreateTime rows left out, then per
-   * source and arrival day in {@code days} the count and one {@code percentile_approx} of lateness
-   * at {@code levels}. No arrival-order watermark flags, no other counts, nothing written. Bounds
-   * the profile figure.
+   * {@code event_id} ({@code min_by} on enqueued time, then ingest time), Kafka CreateTime rows
+   * left out, then per source and arrival day in {@code days} the count and one {@code
+   * percentile_approx} of lateness at {@code levels}. No arrival-order watermark flags, no other
+   * counts, nothing written. Bounds the profile figure.
    *
    * @param horizon the id horizon ({@code lake.correction.dedup-horizon})
    * @return one row per (source, day): {@code source}, {@code arrival_day}, {@code n}, {@code
@@ -171,7 +171,7 @@ final class BatchBaselines {
         measuredFirstArrivals(spark, bronze, days, horizon)
             .filter(
                 col("source")
-                    .equalTo(lit(source))
+                    .eqNullSafe(lit(source))
                     .and(to_date(col("enqueued_time")).equalTo(lit(day))))
             .agg(counts[0], java.util.Arrays.copyOfRange(counts, 1, counts.length))
             .first();
@@ -184,9 +184,9 @@ final class BatchBaselines {
 
   /**
    * The events a profile of {@code days} measures, by the least means: bronze from the ingest date
-   * the profile reads from, first arrivals by {@code min_by} on enqueued time, CreateTime rows left
-   * out, arrival day in {@code days}; columns {@code source}, {@code event_time}, {@code
-   * enqueued_time}, {@code timestamp_type}.
+   * the profile reads from, first arrivals by {@code min_by} on enqueued time then ingest time (the
+   * first two of the exact dedup's order), CreateTime rows left out, arrival day in {@code days};
+   * columns {@code source}, {@code event_time}, {@code enqueued_time}, {@code timestamp_type}.
    */
   private static Dataset<Row> measuredFirstArrivals(
       SparkSession spark, String bronze, DayRange days, Duration horizon) {
@@ -211,7 +211,7 @@ final class BatchBaselines {
                             col("event_time"),
                             col("enqueued_time"),
                             col("timestamp_type")),
-                        col("enqueued_time"))
+                        struct(col("enqueued_time"), col("ingested_at")))
                     .as("f"))
             .select("f.*")
             .filter(

@@ -70,8 +70,9 @@ public final class BenchMain implements Callable<Integer> {
               + "and over D days after a spread one (figures correction-history, "
               + "correction-history-spread, correction-history-bound and correction-growth, in "
               + "the correction group), and, with the profile group, the profile of the bench's "
-              + "days over D and 4 x D days (profile-history, profile-growth); 0 leaves them out "
-              + "(default: ${DEFAULT-VALUE}).")
+              + "days over D and 4 x D days (profile-history, profile-growth; the profile "
+              + "group's own rows then run over the 4 x D days); 0 leaves them out (default: "
+              + "${DEFAULT-VALUE}).")
   int historyDays;
 
   @Option(

@@ -41,12 +41,15 @@ import org.slf4j.LoggerFactory;
  * by k days, {@code event_id} suffixed {@code ~k} (distinct events; copies of an id stay within one
  * day) — as {@code publish-4x-table} makes older gold. Their {@code ingested_at} and the {@code
  * ingest_date} partition move onto copy k's arrival day (the bench's ingest day is the run's today
- * while its events arrive on {@link SyntheticEvents#START}'s day, years before): copy k is ingested
- * k days before that day, at the time of day the bench ingested, as production's bronze has each
- * day's arrivals in that day's partition, so a profile of the newest days reads those days and the
- * id horizon before them, not all of the history. An untimed {@code correct} then absorbs the
- * history's commit (its windows are restated into gold, as the runs before would have published
- * them), as a production lake would have it before the hour being measured.
+ * while its events arrive on {@link SyntheticEvents#START}'s day, years before): every ingest time
+ * moves back by k days plus the days from START's date to the bench's first ingest date, so copy k
+ * is ingested k days before START's date at the time of day the bench ingested (a day later for
+ * rows the bench ingested after a midnight; before their enqueued time for a bench run early in the
+ * UTC day), as production's bronze has each day's arrivals in about that day's partition, so a
+ * profile of the newest days reads those days and the id horizon before them, not all of the
+ * history. An untimed {@code correct} then absorbs the history's commit (its windows are restated
+ * into gold, as the runs before would have published them), as a production lake would have it
+ * before the hour being measured.
  *
  * <p>The late batch: {@code max(1, 1%)} of the bench's events, one device ({@code dev_offline}),
  * event times evenly over 2% of the span from its middle (all closed), arriving after the main data
