@@ -190,13 +190,14 @@ final class BatchBaselines {
    */
   private static Dataset<Row> measuredFirstArrivals(
       SparkSession spark, String bronze, DayRange days, Duration horizon) {
-    long horizonDays = (horizon.toSeconds() + 86_399) / 86_400;
     Dataset<Row> kept =
         spark
             .read()
             .format("delta")
             .load(bronze)
-            .filter(BronzeRows.ingestDateFrom(days.from().minusDays(horizonDays)))
+            .filter(
+                BronzeRows.ingestDateFrom(
+                    io.latelake.profiler.ProfileReads.dedupFrom(days, horizon)))
             .filter(
                 col("event_time")
                     .isNotNull()

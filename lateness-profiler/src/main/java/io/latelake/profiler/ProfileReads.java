@@ -38,13 +38,24 @@ public final class ProfileReads {
     String path = tables.bronzeEvents();
     io.latelake.core.table.MissingTableException.require(
         spark, "profile lateness", "bronze_events", path, "run `latelake bronze` first");
-    long horizonDays = (dedupHorizon.toSeconds() + 86_399) / 86_400;
-    Dataset<Row> bronze = readBronze(spark, tables, range.from().minusDays(horizonDays));
+    Dataset<Row> bronze = readBronze(spark, tables, dedupFrom(range, dedupHorizon));
     return LatenessStats.arrivals(bronze)
         .filter(
             BronzeRows.ingestDateFrom(range.from())
                 .and(col("arrival_day").geq(lit(java.sql.Date.valueOf(range.from()))))
                 .and(col("arrival_day").leq(lit(java.sql.Date.valueOf(range.to())))));
+  }
+
+  /**
+   * The first arrival day whose bronze partitions {@link #readArrivals} reads for the dedup: {@code
+   * range.from()} minus the id horizon in whole days, rounded up ({@link BronzeRows#ingestDateFrom}
+   * takes one day more).
+   *
+   * @param dedupHorizon the id horizon ({@code lake.correction.dedup-horizon})
+   */
+  public static java.time.LocalDate dedupFrom(DayRange range, Duration dedupHorizon) {
+    long horizonDays = (dedupHorizon.toSeconds() + 86_399) / 86_400;
+    return range.from().minusDays(horizonDays);
   }
 
   /**
