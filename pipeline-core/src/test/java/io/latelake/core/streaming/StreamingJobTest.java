@@ -414,6 +414,59 @@ class StreamingJobTest extends SparkTestBase {
   }
 
   /**
+   * A scheduled (available-now) run of a stateful stream logs no snapshot-lag warning of Spark's
+   * state store coordinator, which in a short run counts the checkpoint's snapshots on disk as
+   * never uploaded. Spark's thresholds are lowered here (a snapshot every delta, a report at once)
+   * so that the warning would come in the third run instead of after 50 micro-batches; the same
+   * runs warned before the available-now trigger turned the report off.
+   */
+  @Test
+  void aScheduledRunOfAStatefulStreamLogsNoSnapshotLagWarning() {
+    String root = tmp.resolve("lag").toString();
+    JobContext context = JobContext.start(spark, new TableRegistry(root));
+    List<String> lowered =
+        List.of(
+            "spark.sql.streaming.stateStore.minDeltasForSnapshot",
+            "spark.sql.streaming.stateStore.multiplierForMinVersionDiffToLog",
+            "spark.sql.streaming.stateStore.snapshotLagReportInterval");
+    lowered.forEach(k -> spark.conf().set(k, k.endsWith("Interval") ? "0" : "1"));
+    StringWriter log = new StringWriter();
+    LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+    WriterAppender capture =
+        WriterAppender.newBuilder()
+            .setName("capture-lag")
+            .setTarget(log)
+            .setLayout(PatternLayout.newBuilder().withPattern("%-5p %c{1}: %m%n").build())
+            .build();
+    capture.start();
+    ctx.getConfiguration().addAppender(capture);
+    String coordinator = "org.apache.spark.sql.execution.streaming.state.StateStoreCoordinator";
+    org.apache.logging.log4j.core.config.LoggerConfig own =
+        new org.apache.logging.log4j.core.config.LoggerConfig(coordinator, Level.WARN, false);
+    own.addAppender(capture, Level.WARN, null);
+    ctx.getConfiguration().addLogger(coordinator, own);
+    ctx.updateLoggers();
+    List<Long> batches = new ArrayList<>();
+    try {
+      for (long v : new long[] {100L, 130L, 160L, 190L}) {
+        append(root, v);
+        batches.add(new DedupJob(context).run().summary().batches());
+      }
+    } finally {
+      ctx.getConfiguration().removeLogger(coordinator);
+      ctx.updateLoggers();
+      capture.stop();
+      lowered.forEach(k -> spark.conf().unset(k));
+    }
+
+    // each run a micro-batch and the no-data one its watermark move needs: 8 state versions
+    assertThat(batches).containsExactly(2L, 2L, 2L, 2L);
+    assertThat(output(root)).containsExactly(100L, 130L, 160L, 190L);
+    assertThat(log.toString()).isEmpty();
+    assertThat(spark.conf().get(StreamingJob.SNAPSHOT_LAG_REPORT)).isEqualTo("false");
+  }
+
+  /**
    * Removes micro-batch {@code batch}'s commit from the dedup job's checkpoint, as a crash after
    * the table's commit and before the checkpoint's leaves it: the next run runs it again.
    */
