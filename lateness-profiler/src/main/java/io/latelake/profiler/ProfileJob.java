@@ -34,6 +34,9 @@ import org.slf4j.LoggerFactory;
  *       watermark-drop alert over {@code monitoring.stream_progress} ({@link Alerts#fromDrops}).
  * </ul>
  *
+ * <p>A range in which no bronze row arrived writes nothing (a WARN line says so): the tables keep
+ * what earlier runs wrote, instead of range-wide tables overwritten with empty ones.
+ *
  * <p><b>What is measured.</b> Events, not copies: of the copies of an {@code event_id}, the first
  * arrival ({@link io.latelake.core.dedup.ExactDedup}, the correction path's rule) is measured, the
  * others are counted as redeliveries; Kafka CreateTime rows are counted apart and never measured
@@ -140,6 +143,23 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
       summaryRows = timed("one pass over bronze", summary::collectAsList);
     } finally {
       spark.sparkContext().setJobDescription(null);
+    }
+    if (summaryRows.isEmpty()) {
+      // A run over days without arrivals (the default range on an old lake, a stalled pipeline)
+      // would overwrite the range-wide tables with empty ones: it writes nothing instead.
+      LOG.warn(
+          "profile {}: no bronze row arrived on these days (UTC, by enqueued time); nothing "
+              + "written: monitoring.lateness_stats, lateness_cdf, watermark_advice, "
+              + "watermark_replay and alerts keep what earlier runs wrote. Give the arrival days "
+              + "with --days FROM[..TO]",
+          range);
+      return new Result(
+          range,
+          List.of(),
+          List.of(),
+          List.of(),
+          List.of(),
+          Duration.ofNanos(System.nanoTime() - started));
     }
     Dataset<Row> computed = spark.createDataFrame(summaryRows, summary.schema());
     Dataset<Row> stats = LatenessStats.statsOf(computed, cfg, now);

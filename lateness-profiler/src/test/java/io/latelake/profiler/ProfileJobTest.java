@@ -92,6 +92,61 @@ class ProfileJobTest extends SparkTestBase {
     assertThat(second.alerts()).isEmpty();
   }
 
+  /**
+   * A run over days on which nothing arrived (the default last days on an old lake) writes nothing:
+   * the earlier run's advice, replay and distribution stay, instead of being overwritten empty.
+   */
+  @Test
+  void aRangeWithoutArrivalsWritesNothingAndKeepsTheEarlierRun(@TempDir Path dir) {
+    TableRegistry tables =
+        lake(dir, new ArrayList<>(Fixtures.withLateness("web", "2024-05-14T10:00:00Z", 1, 2, 3)));
+    ProfilerConfig cfg = Fixtures.profiler();
+    ProfileJob.Result first =
+        new ProfileJob(
+                io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+                new ProfilerJob.Options(cfg, DayRange.parse("2024-05-14")))
+            .run();
+    List<String> tablesRead =
+        List.of("lateness_stats", "lateness_cdf", "watermark_advice", "watermark_replay");
+    List<Long> versions = new ArrayList<>();
+    for (String t : tablesRead) {
+      versions.add(
+          io.delta.tables.DeltaTable.forPath(spark, tables.monitoring(t))
+              .history(1)
+              .first()
+              .getLong(0));
+    }
+
+    ProfileJob.Result empty =
+        new ProfileJob(
+                io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+                new ProfilerJob.Options(cfg, DayRange.parse("2024-05-16..2024-05-20")))
+            .run();
+
+    assertThat(first.stats()).hasSize(1);
+    assertThat(first.advice()).isNotEmpty();
+    assertThat(first.replay()).isNotEmpty();
+    assertThat(
+            List.of(
+                empty.stats().size(),
+                empty.advice().size(),
+                empty.replay().size(),
+                empty.alerts().size()))
+        .containsExactly(0, 0, 0, 0);
+    assertThat(empty.exitCode()).isEqualTo(ExitCode.OK);
+    List<Long> after = new ArrayList<>();
+    for (String t : tablesRead) {
+      after.add(
+          io.delta.tables.DeltaTable.forPath(spark, tables.monitoring(t))
+              .history(1)
+              .first()
+              .getLong(0));
+    }
+    assertThat(after).isEqualTo(versions);
+    assertThat(table(tables, "watermark_advice")).hasSize(first.advice().size());
+    assertThat(table(tables, "watermark_replay")).hasSize(first.replay().size());
+  }
+
   @Test
   void readsOnlyTheRangeAndPrunesOlderIngestPartitions(@TempDir Path dir) {
     List<Row> rows = new ArrayList<>();
