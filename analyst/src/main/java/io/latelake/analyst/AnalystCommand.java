@@ -64,10 +64,29 @@ abstract class AnalystCommand<T> implements Callable<Integer> {
     return new ConfigOptions(options.configFile().or(parent::configFile).orElse(null), overrides);
   }
 
+  /**
+   * Every analyst command reads a lake: a local {@code lake.root} that does not exist is a usage
+   * error before any Spark work, so nothing (the local metastore included) is created there.
+   *
+   * @throws io.latelake.core.config.LakeConfigException (exit 2) when the local folder is missing
+   */
+  static void requireLocalLake(String root) {
+    java.util.Optional<java.nio.file.Path> dir =
+        io.latelake.core.catalog.CatalogSessions.localFolder(root);
+    if (dir.isPresent() && !java.nio.file.Files.isDirectory(dir.get())) {
+      throw new io.latelake.core.config.LakeConfigException(
+          "Cannot open the lake at "
+              + dir.get()
+              + ": the folder does not exist (lake.root); give the lake's folder with --set"
+              + " lake.root=<folder> (the demo prints the folder it wrote)");
+    }
+  }
+
   @Override
   public final Integer call() {
     Config config = effectiveOptions().load();
     T prepared = prepare(config);
+    requireLocalLake(TableRegistry.fromConfig(config).root());
     // Interactive tools: stdout holds the result, stderr stays quiet; the configuration is there
     // at DEBUG (logger io.latelake.analyst) when asked for.
     if (LOG.isDebugEnabled()) {

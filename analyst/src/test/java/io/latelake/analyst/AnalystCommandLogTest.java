@@ -59,6 +59,12 @@ class AnalystCommandLogTest {
   }
 
   int sql(StringWriter out, StringWriter err, String statement) {
+    try {
+      // an (empty) lake folder: the analyst commands refuse one that does not exist
+      java.nio.file.Files.createDirectories(tmp.resolve("lake"));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
     return Launcher.execute(
         new SqlMain(),
         new PrintWriter(out),

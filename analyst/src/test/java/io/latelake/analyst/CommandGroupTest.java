@@ -6,6 +6,7 @@ import io.latelake.core.cli.Launcher;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -31,6 +32,45 @@ class CommandGroupTest {
                 new NotebookMain(), new PrintWriter(new StringWriter()), new PrintWriter(err2)))
         .isEqualTo(2);
     assertThat(err2.toString().lines().findFirst()).contains("latelake: name a subcommand: run");
+  }
+
+  /**
+   * A local lake.root that does not exist: one line, exit 2, before any Spark work, and the folder
+   * is not created (no metastore appears there).
+   */
+  @Test
+  void aLakeFolderThatDoesNotExistIsAUsageErrorAndIsNotCreated(
+      @org.junit.jupiter.api.io.TempDir Path tmp) {
+    Path missing = tmp.resolve("no-such-lake");
+    String set = "lake.root=\"" + missing + "\"";
+    String expected =
+        "latelake: Cannot open the lake at "
+            + missing
+            + ": the folder does not exist (lake.root); give the lake's folder with --set"
+            + " lake.root=<folder> (the demo prints the folder it wrote)\n";
+    StringWriter sql = new StringWriter();
+    assertThat(
+            Launcher.execute(
+                new SqlMain(),
+                new PrintWriter(new StringWriter()),
+                new PrintWriter(sql),
+                "--set",
+                set,
+                "SELECT 1"))
+        .isEqualTo(2);
+    StringWriter register = new StringWriter();
+    assertThat(
+            Launcher.execute(
+                new CatalogMain(),
+                new PrintWriter(new StringWriter()),
+                new PrintWriter(register),
+                "register",
+                "--set",
+                set))
+        .isEqualTo(2);
+
+    assertThat(List.of(sql.toString(), register.toString())).containsOnly(expected);
+    assertThat(missing).doesNotExist();
   }
 
   @Test

@@ -30,14 +30,12 @@ public final class CatalogSessions {
    */
   public static Config withCatalog(Config config) {
     String master = System.getProperty("spark.master", "");
-    String root = io.latelake.core.table.TableRegistry.fromConfig(config).root();
-    if (!master.startsWith("local") || !isLocalPath(root) || !hiveOnClasspath()) {
+    java.util.Optional<Path> local =
+        localFolder(io.latelake.core.table.TableRegistry.fromConfig(config).root());
+    if (!master.startsWith("local") || local.isEmpty() || !hiveOnClasspath()) {
       return config;
     }
-    Path dir =
-        Path.of(root.startsWith("file:") ? URI.create(root).getPath() : root)
-            .toAbsolutePath()
-            .normalize();
+    Path dir = local.get();
     if (System.getProperty("derby.stream.error.file") == null) {
       System.setProperty("derby.stream.error.file", dir.resolve("derby.log").toString());
     }
@@ -51,6 +49,22 @@ public final class CatalogSessions {
         .withValue(
             conf("spark.sql.warehouse.dir"),
             ConfigValueFactory.fromAnyRef(dir.resolve("warehouse").toUri().toString()));
+  }
+
+  /**
+   * @param root {@code lake.root}
+   * @return its local folder, absolute and normalized, when it is a plain path (relative ones from
+   *     the working folder) or a {@code file:} URI; empty for a URI of another file system ({@code
+   *     s3a://bucket/lake})
+   */
+  public static java.util.Optional<Path> localFolder(String root) {
+    if (!isLocalPath(root)) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(
+        Path.of(root.startsWith("file:") ? URI.create(root).getPath() : root)
+            .toAbsolutePath()
+            .normalize());
   }
 
   /**
