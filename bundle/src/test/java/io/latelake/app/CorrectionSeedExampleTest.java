@@ -361,6 +361,19 @@ class CorrectionSeedExampleTest extends SparkTestBase {
             .run();
 
     assertThat(drift.beyondTolerance()).isEqualTo(1);
+    // the command's log line: per metric, not a Java record
+    assertThat(ok.summary())
+        .isEqualTo(
+            "page_5m: 0 windows differ from the recompute (0 beyond tolerance), watermark "
+                + ok.metrics().get(0).watermark()
+                + "; page_5m_rc: 0 windows differ from the recompute (0 beyond tolerance),"
+                + " watermark "
+                + ok.metrics().get(1).watermark());
+    assertThat(ok.metrics().get(0).watermark()).isNotNull();
+    assertThat(drift.summary())
+        .isEqualTo(
+            "page_5m_ig: 1 windows differ from the recompute (1 beyond tolerance), watermark "
+                + drift.metrics().get(0).watermark());
     assertThat(io.latelake.correction.AuditMain.exitCode(drift))
         .isEqualTo(ExitCode.AUDIT_DIFFERENCES);
     assertThat(audit("audit"))

@@ -76,9 +76,25 @@ public final class AuditJob extends CorrectionAction<RangeSpec, AuditJob.Result>
       }
     }
 
+    /**
+     * @return per metric, e.g. {@code events_per_device_10s: 0 windows differ from the recompute (0
+     *     beyond tolerance), watermark 2014-11-10T14:06:54.108Z}, joined by {@code "; "}
+     */
     @Override
     public String summary() {
-      return metrics.toString();
+      return String.join(
+          "; ",
+          metrics.stream()
+              .map(
+                  m ->
+                      m.metric()
+                          + ": "
+                          + m.differences()
+                          + " windows differ from the recompute ("
+                          + m.beyondTolerance()
+                          + " beyond tolerance), watermark "
+                          + (m.watermark() == null ? "none yet" : m.watermark().toString()))
+              .toList());
     }
 
     /**
