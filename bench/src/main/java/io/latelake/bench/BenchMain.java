@@ -201,7 +201,17 @@ public final class BenchMain implements Callable<Integer> {
         warmUp > 0
             ? SyntheticEvents.generate(warmUp, 1, seed + 1, lateness, metric.window())
             : null;
-    SparkSession spark = SparkSessions.create("latelake-bench", config);
+    // Spark's warehouse folder under the work folder, not a spark-warehouse/ in the current one
+    String warehouse = "lake.spark.conf.\"spark.sql.warehouse.dir\"";
+    SparkSession spark =
+        SparkSessions.create(
+            "latelake-bench",
+            config.hasPath(warehouse)
+                ? config
+                : config.withValue(
+                    warehouse,
+                    com.typesafe.config.ConfigValueFactory.fromAnyRef(
+                        dir.resolve("warehouse").toAbsolutePath().toUri().toString())));
     try {
       if (scaleOutChild) {
         ScaleOutChild.measure(spark, config, small, data, repeats, dir);

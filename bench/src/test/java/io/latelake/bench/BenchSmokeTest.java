@@ -118,6 +118,8 @@ class BenchSmokeTest {
     assertThat(json.get("figures").get(FIGURES.indexOf("scale-out-bound")).get("ratio").asDouble())
         .isBetween(1.0, 2.0);
     assertThat(names).containsExactlyElementsOf(FIGURES);
+    // Spark's warehouse folder in the work folder, not in the current one
+    assertThat(tmp.resolve("work/warehouse")).isDirectory();
     assertThat(json.get("figures").get(FIGURES.indexOf("publish-4x-in-range")).get("note").asText())
         .endsWith("; the 1x lake's rows identical");
     assertThat(json.get("figures").get(FIGURES.indexOf("correction")).get("note").asText())
