@@ -63,9 +63,13 @@ public final class DemoCommand implements Callable<Integer> {
     List<List<CapturedEvents.Event>> slices = source.slices();
     long events = slices.stream().mapToLong(List::size).sum();
     PrintWriter out = spec.commandLine().getOut();
-    // The demo prints its own progress; one log line per micro-batch would bury it.
-    org.apache.logging.log4j.core.config.Configurator.setLevel(
-        "io.latelake.core.streaming", org.apache.logging.log4j.Level.WARN);
+    // The demo prints its own progress and report; one log line per micro-batch would bury it,
+    // and the jobs' INFO summaries would repeat the report in other words on stderr.
+    for (String logger :
+        List.of("io.latelake.core.streaming", "io.latelake.correction", "io.latelake.profiler")) {
+      org.apache.logging.log4j.core.config.Configurator.setLevel(
+          logger, org.apache.logging.log4j.Level.WARN);
+    }
     SparkSession spark = SparkSessions.create("latelake-demo", config);
     FastPath fast = new FastPath(spark, config);
     out.printf(

@@ -70,7 +70,8 @@ public record CorrectResult(String runId, Instant correctedAt, List<MetricResult
       String reason) {
     /**
      * @param corrections {@link Corrections#diff} rows of {@code metric}
-     * @return the first {@value CorrectResult#SAMPLE} of them, values as JSON
+     * @return the first {@value CorrectResult#SAMPLE} of them by window start and keys, values as
+     *     JSON
      */
     static List<Change> sample(String metric, Dataset<Row> corrections) {
       return corrections
@@ -81,6 +82,7 @@ public record CorrectResult(String runId, Instant correctedAt, List<MetricResult
               Corrections.asJson("old_values"),
               Corrections.asJson("new_values"),
               col("reason"))
+          .orderBy(col("window_start"), col("keys"))
           .limit(SAMPLE)
           .collectAsList()
           .stream()
