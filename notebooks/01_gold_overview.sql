@@ -31,7 +31,8 @@ CREATE WIDGET TEXT latest DEFAULT '20'
 -- COMMAND ----------
 
 SELECT status,
-       count(*) AS windows,
+       count(*) AS gold_rows,
+       count(DISTINCT window_start) AS windows,
        min(window_start) AS first_window_start,
        max(window_end) AS last_window_end,
        round(min(completeness), 4) AS lowest_completeness

@@ -228,11 +228,12 @@ class NotebooksSeedExampleTest {
 
     List<ResultTable> t = r.tables();
     assertThat(t).hasSize(3);
+    // per status: gold rows (window x page), distinct windows, first start, last end, completeness
     assertThat(t.get(0).lines())
         .containsExactly(
-            "provisional 1 2024-05-14 10:30:00 2024-05-14 10:35:00 1.0",
-            "restated 1 2024-05-14 10:00:00 2024-05-14 10:05:00 1.0",
-            "settled 3 2024-05-14 10:00:00 2024-05-14 10:10:00 1.0");
+            "provisional 1 1 2024-05-14 10:30:00 2024-05-14 10:35:00 1.0",
+            "restated 1 1 2024-05-14 10:00:00 2024-05-14 10:05:00 1.0",
+            "settled 3 2 2024-05-14 10:00:00 2024-05-14 10:10:00 1.0");
     assertThat(cols(t.get(1), "page", "window_start", "views", "total_duration_s", "status"))
         .startsWith("/home 2024-05-14 10:30:00 1 1.0 provisional")
         .containsExactlyInAnyOrder(
