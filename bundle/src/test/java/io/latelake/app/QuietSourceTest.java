@@ -318,7 +318,7 @@ class QuietSourceTest extends SparkTestBase {
     // the first three
     assertThat(corrected.metrics().get(0).summary())
         .matches(
-            "page_5m: bronze rows ingested since --since, up to version \\d+, 6 windows touched, 3"
+            "page_5m: bronze rows ingested since 1970-01-01T00:00:00Z \\(--since\\), up to version \\d+, 6 windows touched, 3"
                 + " closed \\(watermark 2024-05-14T10:34:00Z\\), 3 deferred; 1 gold rows restated"
                 + " \\(corrections_log\\) \\(late policy restate\\)");
     assertThat(idle.gold()).contains("/b 2024-05-14T10:05:00Z 2 2");

@@ -94,6 +94,7 @@ public final class CorrectJob extends CorrectionAction<CorrectJob.Options, Corre
             metric.name(),
             metric.latePolicy(),
             options.since().isPresent() ? -1 : prior.orElseThrow().bronzeVersion(),
+            options.since().orElse(null),
             version,
             watermark.orElse(null),
             plan.touched(),

@@ -104,6 +104,7 @@ public record CorrectResult(String runId, Instant correctedAt, List<MetricResult
    * One metric's part of the run.
    *
    * @param fromVersion the bronze version after which changes were read; -1: by {@code --since}
+   * @param since the {@code --since} instant (UTC) when given, else null
    * @param toVersion the bronze version the closed windows were recomputed at
    * @param watermark the gold stream's last watermark; null: none reported (nothing closed)
    * @param changes up to {@value #SAMPLE} of the changed rows
@@ -112,6 +113,7 @@ public record CorrectResult(String runId, Instant correctedAt, List<MetricResult
       String metric,
       LatePolicy policy,
       long fromVersion,
+      Instant since,
       long toVersion,
       Instant watermark,
       int touchedWindows,
@@ -125,7 +127,7 @@ public record CorrectResult(String runId, Instant correctedAt, List<MetricResult
       return metric
           + ": bronze "
           + (fromVersion < 0
-              ? "rows ingested since --since, up to version " + toVersion
+              ? "rows ingested since " + since + " (--since), up to version " + toVersion
               : "versions (" + fromVersion + ", " + toVersion + "]")
           + ", "
           + touchedWindows
