@@ -37,6 +37,19 @@ class ProfileJobTest extends SparkTestBase {
     return tables;
   }
 
+  /** The latest version of each monitoring table named. */
+  private List<Long> latestVersions(TableRegistry tables, List<String> names) {
+    List<Long> out = new ArrayList<>();
+    for (String t : names) {
+      out.add(
+          io.delta.tables.DeltaTable.forPath(spark, tables.monitoring(t))
+              .history(1)
+              .first()
+              .getLong(0));
+    }
+    return out;
+  }
+
   private List<Row> table(TableRegistry tables, String name) {
     return spark.read().format("delta").load(tables.monitoring(name)).collectAsList();
   }
@@ -108,14 +121,7 @@ class ProfileJobTest extends SparkTestBase {
             .run();
     List<String> tablesRead =
         List.of("lateness_stats", "lateness_cdf", "watermark_advice", "watermark_replay");
-    List<Long> versions = new ArrayList<>();
-    for (String t : tablesRead) {
-      versions.add(
-          io.delta.tables.DeltaTable.forPath(spark, tables.monitoring(t))
-              .history(1)
-              .first()
-              .getLong(0));
-    }
+    List<Long> versions = latestVersions(tables, tablesRead);
 
     ProfileJob.Result empty =
         new ProfileJob(
@@ -134,15 +140,7 @@ class ProfileJobTest extends SparkTestBase {
                 empty.alerts().size()))
         .containsExactly(0, 0, 0, 0);
     assertThat(empty.exitCode()).isEqualTo(ExitCode.OK);
-    List<Long> after = new ArrayList<>();
-    for (String t : tablesRead) {
-      after.add(
-          io.delta.tables.DeltaTable.forPath(spark, tables.monitoring(t))
-              .history(1)
-              .first()
-              .getLong(0));
-    }
-    assertThat(after).isEqualTo(versions);
+    assertThat(latestVersions(tables, tablesRead)).isEqualTo(versions);
     assertThat(table(tables, "watermark_advice")).hasSize(first.advice().size());
     assertThat(table(tables, "watermark_replay")).hasSize(first.replay().size());
   }

@@ -234,30 +234,13 @@ class StreamingJobTest extends SparkTestBase {
     append(root, 4L);
     StreamSummary first = new CopyJob(context).run().summary();
 
-    StringWriter log = new StringWriter();
-    LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
-    WriterAppender capture =
-        WriterAppender.newBuilder()
-            .setName("capture-idle")
-            .setTarget(log)
-            .setLayout(PatternLayout.newBuilder().withPattern("%-5p %c{1}: %m%n").build())
-            .build();
-    capture.start();
-    ctx.getConfiguration().addAppender(capture);
-    ctx.getConfiguration().getLoggerConfig("io.latelake").addAppender(capture, Level.WARN, null);
-    ctx.updateLoggers();
-    StreamSummary idle;
-    try {
-      idle = new CopyJob(context).run().summary();
-    } finally {
-      ctx.getConfiguration().getLoggerConfig("io.latelake").removeAppender("capture-idle");
-      ctx.updateLoggers();
-      capture.stop();
-    }
+    StreamSummary[] idleRun = new StreamSummary[1];
+    String log = warnings("io.latelake", () -> idleRun[0] = new CopyJob(context).run().summary());
+    StreamSummary idle = idleRun[0];
 
     assertThat(List.of(first.batches(), first.inputRows(), idle.batches(), idle.inputRows()))
         .containsExactly(1L, 1L, 0L, 0L);
-    assertThat(log.toString()).isEmpty();
+    assertThat(log).isEmpty();
     assertThat(output(root)).containsExactly(4L);
     assertThat(spark.read().format("delta").load(context.tables().streamProgress()).count())
         .isEqualTo(1);
@@ -430,40 +413,71 @@ class StreamingJobTest extends SparkTestBase {
             "spark.sql.streaming.stateStore.multiplierForMinVersionDiffToLog",
             "spark.sql.streaming.stateStore.snapshotLagReportInterval");
     lowered.forEach(k -> spark.conf().set(k, k.endsWith("Interval") ? "0" : "1"));
-    StringWriter log = new StringWriter();
-    LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
-    WriterAppender capture =
-        WriterAppender.newBuilder()
-            .setName("capture-lag")
-            .setTarget(log)
-            .setLayout(PatternLayout.newBuilder().withPattern("%-5p %c{1}: %m%n").build())
-            .build();
-    capture.start();
-    ctx.getConfiguration().addAppender(capture);
-    String coordinator = "org.apache.spark.sql.execution.streaming.state.StateStoreCoordinator";
-    org.apache.logging.log4j.core.config.LoggerConfig own =
-        new org.apache.logging.log4j.core.config.LoggerConfig(coordinator, Level.WARN, false);
-    own.addAppender(capture, Level.WARN, null);
-    ctx.getConfiguration().addLogger(coordinator, own);
-    ctx.updateLoggers();
     List<Long> batches = new ArrayList<>();
+    String log;
     try {
-      for (long v : new long[] {100L, 130L, 160L, 190L}) {
-        append(root, v);
-        batches.add(new DedupJob(context).run().summary().batches());
-      }
+      log =
+          warnings(
+              "org.apache.spark.sql.execution.streaming.state.StateStoreCoordinator",
+              () -> {
+                for (long v : new long[] {100L, 130L, 160L, 190L}) {
+                  append(root, v);
+                  batches.add(new DedupJob(context).run().summary().batches());
+                }
+              });
     } finally {
-      ctx.getConfiguration().removeLogger(coordinator);
-      ctx.updateLoggers();
-      capture.stop();
       lowered.forEach(k -> spark.conf().unset(k));
     }
 
     // each run a micro-batch and the no-data one its watermark move needs: 8 state versions
     assertThat(batches).containsExactly(2L, 2L, 2L, 2L);
     assertThat(output(root)).containsExactly(100L, 130L, 160L, 190L);
-    assertThat(log.toString()).isEmpty();
+    assertThat(log).isEmpty();
     assertThat(spark.conf().get(StreamingJob.SNAPSHOT_LAG_REPORT)).isEqualTo("false");
+  }
+
+  /**
+   * Runs {@code body} with the WARN and ERROR lines of logger {@code name} (and its children)
+   * captured.
+   *
+   * @return the captured lines, {@code LEVEL Logger: message}
+   */
+  private static String warnings(String name, Runnable body) {
+    StringWriter log = new StringWriter();
+    LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+    WriterAppender capture =
+        WriterAppender.newBuilder()
+            .setName("capture-" + name)
+            .setTarget(log)
+            .setLayout(PatternLayout.newBuilder().withPattern("%-5p %c{1}: %m%n").build())
+            .build();
+    capture.start();
+    var configuration = ctx.getConfiguration();
+    // a logger the configuration names keeps its settings and gains the appender; another one
+    // gets a logger of its own, removed after
+    org.apache.logging.log4j.core.config.LoggerConfig existing =
+        configuration.getLoggers().get(name);
+    if (existing != null) {
+      existing.addAppender(capture, Level.WARN, null);
+    } else {
+      org.apache.logging.log4j.core.config.LoggerConfig own =
+          new org.apache.logging.log4j.core.config.LoggerConfig(name, Level.WARN, false);
+      own.addAppender(capture, Level.WARN, null);
+      configuration.addLogger(name, own);
+    }
+    ctx.updateLoggers();
+    try {
+      body.run();
+    } finally {
+      if (existing != null) {
+        existing.removeAppender(capture.getName());
+      } else {
+        configuration.removeLogger(name);
+      }
+      ctx.updateLoggers();
+      capture.stop();
+    }
+    return log.toString();
   }
 
   /**
