@@ -12,6 +12,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.storage.StorageLevel;
@@ -41,7 +45,7 @@ public final class CorrectJob extends CorrectionAction<CorrectJob.Options, Corre
   public CorrectJob(JobContext context, Options options) {
     super("correct", context, options, options.config());
     this.state = new CorrectionState(spark, tables, config);
-    this.changes = new BronzeChanges(context, state);
+    this.changes = new BronzeChanges(context);
   }
 
   /**
@@ -60,30 +64,66 @@ public final class CorrectJob extends CorrectionAction<CorrectJob.Options, Corre
       CorrectionState.requirePreviousRun(options.metrics(), states);
     }
     perform("create monitoring tables", () -> tables.createMonitoring(spark));
-    return new CorrectResult(
-        runId(),
-        context.startedAt(),
-        options.metrics().stream()
-            .map(m -> correct(m, Optional.ofNullable(states.get(m.name()))))
-            .toList());
+    ExecutorService beside =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, runId() + "-beside");
+              t.setDaemon(true);
+              return t;
+            });
+    try {
+      return new CorrectResult(
+          runId(),
+          context.startedAt(),
+          options.metrics().stream()
+              .map(m -> correct(m, Optional.ofNullable(states.get(m.name())), beside))
+              .toList());
+    } finally {
+      beside.shutdownNow();
+    }
   }
 
+  /**
+   * @return the future's value; its exception as thrown, not wrapped
+   */
+  private static <T> T join(CompletableFuture<T> future) {
+    try {
+      return future.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * @param beside runs the gold watermark read beside the change read
+   */
   private CorrectResult.MetricResult correct(
-      MetricSpec metric, Optional<CorrectionState.Entry> prior) {
+      MetricSpec metric, Optional<CorrectionState.Entry> prior, ExecutorService beside) {
     long before =
         step(
             "bronze version before the change read",
             () -> LakeReads.latestVersion(spark, registry.bronzeEvents()));
+    // The gold watermark is read beside the change read: two independent reads of small
+    // tables whose time is mostly the driver's (planning, Delta log reads, the query's start).
+    CompletableFuture<Optional<Instant>> goldWatermark =
+        CompletableFuture.supplyAsync(
+            () -> step("gold watermark", () -> GoldStatus.lastWatermark(spark, registry, metric)),
+            beside);
     TreeSet<Instant> touched =
         step(
             "bronze changes of " + metric.name(),
-            () -> changes.touched(metric, prior, options.since(), before, runId(), startedAt()));
+            () -> changes.touched(metric, prior, options.since(), before));
     long version =
         step(
             "bronze version after the change read",
             () -> LakeReads.latestVersion(spark, registry.bronzeEvents()));
-    Optional<Instant> watermark =
-        step("gold watermark", () -> GoldStatus.lastWatermark(spark, registry, metric));
+    Optional<Instant> watermark = join(goldWatermark);
     WindowPlanner.Plan plan = WindowPlanner.plan(touched, metric.window(), watermark);
     Outcome outcome = correctClosed(metric, plan, version);
     perform(

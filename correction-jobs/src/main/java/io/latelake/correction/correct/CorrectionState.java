@@ -1,9 +1,6 @@
 package io.latelake.correction.correct;
 
-import static org.apache.spark.sql.functions.array_distinct;
 import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.concat;
-import static org.apache.spark.sql.functions.when;
 
 import io.delta.tables.DeltaTable;
 import io.latelake.core.config.LakeConfigException;
@@ -32,7 +29,7 @@ import org.apache.spark.sql.SparkSession;
 final class CorrectionState {
   /**
    * @param bronzeVersion every bronze row up to this version has its windows in {@code pending} or
-   *     corrected: where the change read restarts when its checkpoint is missing
+   *     corrected: the next change read starts after it
    * @param pending window starts (UTC) touched and not corrected yet
    */
   record Entry(long bronzeVersion, List<Instant> pending) {}
@@ -89,20 +86,7 @@ final class CorrectionState {
   void write(
       String metric, long bronzeVersion, Collection<Instant> pending, String runId, Timestamp at) {
     Dataset<Row> s = row(metric, bronzeVersion, pending, runId, at);
-    merge("correction_state update", s, true);
-  }
-
-  /**
-   * Adds touched windows to the metric's pending ones (a set union: a replayed micro-batch adds
-   * nothing new), keeping its version; a metric without an entry gets one at {@code bronzeVersion}.
-   */
-  void addPending(
-      String metric, long bronzeVersion, Collection<Instant> windows, String runId, Timestamp at) {
-    if (windows.isEmpty()) {
-      return;
-    }
-    merge(
-        "correction_state pending windows", row(metric, bronzeVersion, windows, runId, at), false);
+    merge("correction_state update", s);
   }
 
   private Dataset<Row> row(
@@ -119,35 +103,20 @@ final class CorrectionState {
     return spark.createDataFrame(List.of(row), CorrectionTables.STATE);
   }
 
-  private void merge(String label, Dataset<Row> s, boolean replace) {
+  private void merge(String label, Dataset<Row> s) {
     DeltaRetry.run(
         label,
         config.maxCommitAttempts(),
         config.retryBackoff(),
         () -> {
-          var merge =
-              DeltaTable.forPath(spark, tables.state())
-                  .as("t")
-                  .merge(s.as("s"), col("t.metric").equalTo(col("s.metric")));
-          if (replace) {
-            merge = merge.whenMatched().updateAll();
-          } else {
-            merge =
-                merge
-                    .whenMatched()
-                    .update(
-                        Map.of(
-                            "pending_window_starts",
-                            when(
-                                    col("t.pending_window_starts").isNull(),
-                                    col("s.pending_window_starts"))
-                                .otherwise(
-                                    array_distinct(
-                                        concat(
-                                            col("t.pending_window_starts"),
-                                            col("s.pending_window_starts"))))));
-          }
-          merge.whenNotMatched().insertAll().execute();
+          DeltaTable.forPath(spark, tables.state())
+              .as("t")
+              .merge(s.as("s"), col("t.metric").equalTo(col("s.metric")))
+              .whenMatched()
+              .updateAll()
+              .whenNotMatched()
+              .insertAll()
+              .execute();
           return null;
         });
   }

@@ -3,15 +3,11 @@ package io.latelake.correction.shared;
 import static org.apache.spark.sql.functions.broadcast;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
-import static org.apache.spark.sql.functions.pmod;
-import static org.apache.spark.sql.functions.timestamp_micros;
-import static org.apache.spark.sql.functions.unix_micros;
 
 import io.latelake.core.dedup.ExactDedup;
 import io.latelake.core.metric.MetricAggregation;
 import io.latelake.core.metric.MetricSpec;
 import java.sql.Timestamp;
-import java.time.Duration;
 import java.time.Instant;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
@@ -60,16 +56,6 @@ public final class Recompute {
   }
 
   /**
-   * The start of the tumbling window of {@code window} holding {@code eventTime}: the same
-   * epoch-aligned start as Spark's {@code window()} (UTC).
-   */
-  public static Column windowStart(Column eventTime, Duration window) {
-    long w = window.toNanos() / 1000;
-    Column micros = unix_micros(eventTime);
-    return timestamp_micros(micros.minus(pmod(micros, lit(w))));
-  }
-
-  /**
    * Gold rows recomputed from bronze: valid events, exact dedup, then {@link
    * MetricAggregation#aggregate} without a watermark.
    *
@@ -112,7 +98,9 @@ public final class Recompute {
     Dataset<Row> ids =
         valid
             .filter(inRange)
-            .select(col("event_id"), windowStart(col("event_time"), metric.window()).as("_start"))
+            .select(
+                col("event_id"),
+                MetricAggregation.windowStart(col("event_time"), metric.window()).as("_start"))
             .join(broadcast(starts), col("_start").equalTo(starts.col("window_start")), "left_semi")
             .select("event_id")
             .distinct();

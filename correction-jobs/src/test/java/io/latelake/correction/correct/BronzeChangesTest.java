@@ -24,8 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The change read of correct: --since rescans by ingest time; later runs read only what bronze
- * gained (Delta streaming source, AvailableNow, own checkpoint) and stage each micro-batch's
- * windows in the state; a run with nothing new touches nothing.
+ * gained after the state's version (Delta streaming source, AvailableNow, a throw-away checkpoint)
+ * and write nothing themselves, so a run that fails before its state write reads the same windows
+ * again; a run with nothing new touches nothing.
  */
 class BronzeChangesTest extends SparkTestBase {
   @TempDir Path tmp;
@@ -77,35 +78,33 @@ class BronzeChangesTest extends SparkTestBase {
     String bronze = registry.bronzeEvents();
     tables.createMonitoring(spark);
     CorrectionState state = new CorrectionState(spark, tables, config);
-    BronzeChanges changes = new BronzeChanges(JobContext.start(spark, registry), state);
+    BronzeChanges changes = new BronzeChanges(JobContext.start(spark, registry));
     Timestamp at = Timestamp.from(t("12:00"));
     append(bronze, "a", "10:01", null); // version 0
 
-    assertThat(changes.touched(metric, Optional.empty(), Optional.of(t("00:00")), 0, "r1", at))
+    assertThat(changes.touched(metric, Optional.empty(), Optional.of(t("00:00")), 0))
         .containsExactly(t("10:00"));
     state.write("page_5m", 0, List.of(), "r1", at);
 
     append(bronze, "b", "10:12", null); // version 1
     append(bronze, "c", "10:21", "MALFORMED"); // version 2: invalid, touches nothing
-    assertThat(
-            changes.touched(
-                metric,
-                Optional.of(new CorrectionState.Entry(0, List.of(t("10:30")))),
-                Optional.empty(),
-                2,
-                "r2",
-                at))
+    java.io.File oldCheckpoint =
+        new java.io.File(registry.checkpoint("correct_page_5m"), "offsets");
+    assertThat(oldCheckpoint.mkdirs()).isTrue();
+    Optional<CorrectionState.Entry> prior =
+        Optional.of(new CorrectionState.Entry(0, List.of(t("10:30"))));
+    assertThat(changes.touched(metric, prior, Optional.empty(), 2))
         .containsExactly(t("10:10"), t("10:30"));
-    assertThat(state.read().get("page_5m").pending()).containsExactly(t("10:10"));
+    // The read wrote no state and kept no checkpoint: the same entry (a run that failed before its
+    // state write) reads the same windows again.
+    assertThat(state.read().get("page_5m")).isEqualTo(new CorrectionState.Entry(0, List.of()));
+    assertThat(oldCheckpoint.getParentFile()).doesNotExist();
+    assertThat(changes.touched(metric, prior, Optional.empty(), 2))
+        .containsExactly(t("10:10"), t("10:30"));
 
     assertThat(
             changes.touched(
-                metric,
-                Optional.of(new CorrectionState.Entry(2, List.of())),
-                Optional.empty(),
-                2,
-                "r3",
-                at))
+                metric, Optional.of(new CorrectionState.Entry(2, List.of())), Optional.empty(), 2))
         .isEmpty();
   }
 }

@@ -286,7 +286,7 @@ public class TransformsTest extends SparkTestBase {
             strings(
                 in.withColumn(
                     "ws",
-                    Recompute.windowStart(
+                    io.latelake.core.metric.MetricAggregation.windowStart(
                         org.apache.spark.sql.functions.col("event_time"), Duration.ofMinutes(5))),
                 "concat_ws(' ', event_id, date_format(ws, 'HH:mm:ss'))"))
         .containsExactly("a 12:00:00", "b 12:05:00");

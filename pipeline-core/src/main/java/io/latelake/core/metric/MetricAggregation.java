@@ -5,7 +5,10 @@ import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.min;
+import static org.apache.spark.sql.functions.pmod;
 import static org.apache.spark.sql.functions.sum;
+import static org.apache.spark.sql.functions.timestamp_micros;
+import static org.apache.spark.sql.functions.unix_micros;
 import static org.apache.spark.sql.functions.when;
 import static org.apache.spark.sql.functions.window;
 
@@ -27,6 +30,19 @@ import org.apache.spark.sql.types.ShortType;
  */
 public final class MetricAggregation {
   private MetricAggregation() {}
+
+  /**
+   * The start of the tumbling window of {@code window} holding {@code eventTime}: the same
+   * epoch-aligned start as Spark's {@code window()} without a start offset (UTC).
+   *
+   * @param eventTime a timestamp column
+   * @return a timestamp column (UTC, microseconds)
+   */
+  public static Column windowStart(Column eventTime, java.time.Duration window) {
+    long w = window.toNanos() / 1000;
+    Column micros = unix_micros(eventTime);
+    return timestamp_micros(micros.minus(pmod(micros, lit(w))));
+  }
 
   /**
    * Tumbling event-time windows of {@code metric.window()}, grouped by the metric's columns, with
