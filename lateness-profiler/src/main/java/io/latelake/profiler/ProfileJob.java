@@ -129,6 +129,10 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
   public Result run() {
     long started = System.nanoTime();
     Instant now = clock.instant();
+    // The watermark replay reads bronze and stream_progress on its own: it runs beside the one
+    // pass and the three writes below, whose time is mostly the driver's.
+    Beside<List<Row>> replay =
+        beside("watermark replay", () -> ProfileReads.replay(spark, registry, range, cfg, now));
     Dataset<Row> summary =
         LatenessStats.summary(
             ProfileReads.readArrivals(spark, registry, range, cfg.dedupHorizon()), cfg);
@@ -147,6 +151,7 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
     if (summaryRows.isEmpty()) {
       // A run over days without arrivals (the default range on an old lake, a stalled pipeline)
       // would overwrite the range-wide tables with empty ones: it writes nothing instead.
+      joinQuietly(replay);
       LOG.warn(
           "profile {}: no bronze row arrived on these days (UTC, by enqueued time); nothing "
               + "written: monitoring.lateness_stats, lateness_cdf, watermark_advice, "
@@ -200,8 +205,7 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
         .option("overwriteSchema", "true")
         .save(registry.monitoring("watermark_advice"));
     LOG.debug("write watermark_advice took {} ms", (System.nanoTime() - adviceStarted) / 1_000_000);
-    List<Row> replayRows =
-        timed("watermark replay", () -> ProfileReads.replay(spark, registry, range, cfg, now));
+    List<Row> replayRows = replay.join();
     spark
         .createDataFrame(replayRows, ReplayOutcome.SCHEMA)
         .write()
@@ -241,6 +245,15 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
         alertRows,
         replayRows,
         Duration.ofNanos(System.nanoTime() - started));
+  }
+
+  /** Waits for a step whose value is not used, and leaves its failure to the DEBUG log. */
+  private static void joinQuietly(Beside<?> step) {
+    try {
+      step.join();
+    } catch (RuntimeException e) {
+      LOG.debug("a step beside failed, its value unused: {}", e.getMessage());
+    }
   }
 
   private static <T> T timed(String what, java.util.function.Supplier<T> body) {

@@ -12,10 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.storage.StorageLevel;
@@ -64,57 +60,24 @@ public final class CorrectJob extends CorrectionAction<CorrectJob.Options, Corre
       CorrectionState.requirePreviousRun(options.metrics(), states);
     }
     perform("create monitoring tables", () -> tables.createMonitoring(spark));
-    ExecutorService beside =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, runId() + "-beside");
-              t.setDaemon(true);
-              return t;
-            });
-    try {
-      return new CorrectResult(
-          runId(),
-          context.startedAt(),
-          options.metrics().stream()
-              .map(m -> correct(m, Optional.ofNullable(states.get(m.name())), beside))
-              .toList());
-    } finally {
-      beside.shutdownNow();
-    }
+    return new CorrectResult(
+        runId(),
+        context.startedAt(),
+        options.metrics().stream()
+            .map(m -> correct(m, Optional.ofNullable(states.get(m.name()))))
+            .toList());
   }
 
-  /**
-   * @return the future's value; its exception as thrown, not wrapped
-   */
-  private static <T> T join(CompletableFuture<T> future) {
-    try {
-      return future.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      if (e.getCause() instanceof Error err) {
-        throw err;
-      }
-      throw e;
-    }
-  }
-
-  /**
-   * @param beside runs the gold watermark read beside the change read
-   */
   private CorrectResult.MetricResult correct(
-      MetricSpec metric, Optional<CorrectionState.Entry> prior, ExecutorService beside) {
+      MetricSpec metric, Optional<CorrectionState.Entry> prior) {
     long before =
         step(
             "bronze version before the change read",
             () -> LakeReads.latestVersion(spark, registry.bronzeEvents()));
     // The gold watermark is read beside the change read: two independent reads of small
     // tables whose time is mostly the driver's (planning, Delta log reads, the query's start).
-    CompletableFuture<Optional<Instant>> goldWatermark =
-        CompletableFuture.supplyAsync(
-            () -> step("gold watermark", () -> GoldStatus.lastWatermark(spark, registry, metric)),
-            beside);
+    Beside<Optional<Instant>> goldWatermark =
+        beside("gold watermark", () -> GoldStatus.lastWatermark(spark, registry, metric));
     TreeSet<Instant> touched =
         step(
             "bronze changes of " + metric.name(),
@@ -123,7 +86,7 @@ public final class CorrectJob extends CorrectionAction<CorrectJob.Options, Corre
         step(
             "bronze version after the change read",
             () -> LakeReads.latestVersion(spark, registry.bronzeEvents()));
-    Optional<Instant> watermark = join(goldWatermark);
+    Optional<Instant> watermark = goldWatermark.join();
     WindowPlanner.Plan plan = WindowPlanner.plan(touched, metric.window(), watermark);
     Outcome outcome = correctClosed(metric, plan, version);
     perform(

@@ -2,6 +2,8 @@ package io.latelake.core.job;
 
 import io.latelake.core.table.TableRegistry;
 import java.sql.Timestamp;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.function.Supplier;
 import org.apache.spark.SparkContext;
 import org.apache.spark.sql.SparkSession;
@@ -76,6 +78,59 @@ public abstract class BatchAction<O, R extends ActionResult> {
     } finally {
       sc.setJobDescription(previous);
       LOG.debug("{}: {} took {} ms", runId, description, (System.nanoTime() - start) / 1_000_000);
+    }
+  }
+
+  /**
+   * Starts {@code body} as a {@link #step(String, Supplier)} on a thread of its own, beside the
+   * steps the caller runs next: for independent reads and writes whose time is mostly the driver's
+   * (planning, Delta log reads and commits), which the driver's second core can then overlap. Spark
+   * runs the jobs of both threads at once.
+   *
+   * @return the running step; {@link Beside#join} waits for its value
+   */
+  protected final <T> Beside<T> beside(String description, Supplier<T> body) {
+    FutureTask<T> task = new FutureTask<>(() -> step(description, body));
+    Thread thread = new Thread(task, runId + ": " + description);
+    thread.setDaemon(true);
+    thread.start();
+    return new Beside<>(task);
+  }
+
+  /**
+   * A step running beside the caller's ({@link #beside}).
+   *
+   * @param <T> its value
+   */
+  protected static final class Beside<T> {
+    private final FutureTask<T> task;
+
+    private Beside(FutureTask<T> task) {
+      this.task = task;
+    }
+
+    /**
+     * Waits for the step.
+     *
+     * @return its value
+     * @throws RuntimeException the step's own exception, as it threw it
+     */
+    public T join() {
+      try {
+        return task.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        task.cancel(true);
+        throw new IllegalStateException("Interrupted while waiting for a step", e);
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof RuntimeException r) {
+          throw r;
+        }
+        if (e.getCause() instanceof Error err) {
+          throw err;
+        }
+        throw new IllegalStateException(e.getCause());
+      }
     }
   }
 
