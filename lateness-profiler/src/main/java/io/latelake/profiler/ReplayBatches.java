@@ -4,7 +4,9 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.unix_micros;
 
+import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -50,7 +52,9 @@ public final class ReplayBatches {
    * replayed rows, in the order they ran (by {@code batch_timestamp}, then {@code batch_id}): from
    * the first one that recorded an {@code input_ingested_until} at or after {@code fromIngested} on
    * (none when no micro-batch did: the table predates the column, or silver has not read the rows
-   * yet). Two small Spark jobs; the driver holds the micro-batches from there on.
+   * yet). Two small Spark jobs that Delta's data skipping on the {@code input_ingested_until} and
+   * {@code batch_timestamp} statistics keeps to the files from the range on; the driver holds the
+   * micro-batches from there on.
    *
    * @param progress {@code monitoring.stream_progress} (a table without {@code
    *     input_ingested_until} gives no batches)
@@ -61,8 +65,11 @@ public final class ReplayBatches {
       return List.of();
     }
     Dataset<Row> mine = progress.filter(col("query_name").equalTo(lit(queryName)));
+    // Compared as timestamps, not as unix_micros(...): Delta's data skipping then opens only the
+    // files whose largest input_ingested_until reaches the range, not the query's whole history.
+    Timestamp from = Timestamp.from(java.time.Instant.EPOCH.plus(fromIngested, ChronoUnit.MICROS));
     Row first =
-        mine.filter(unix_micros(col("input_ingested_until")).geq(lit(fromIngested)))
+        mine.filter(col("input_ingested_until").geq(lit(from)))
             .agg(org.apache.spark.sql.functions.min(col("batch_timestamp")))
             .first();
     if (first.isNullAt(0)) {
