@@ -130,9 +130,15 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
     long started = System.nanoTime();
     Instant now = clock.instant();
     // The watermark replay reads bronze and stream_progress on its own: it runs beside the one
-    // pass and the three writes below, whose time is mostly the driver's.
-    Beside<List<Row>> replay =
-        beside("watermark replay", () -> ProfileReads.replay(spark, registry, range, cfg, now));
+    // pass and the three writes below, whose time is mostly the driver's. When a step fails
+    // first, or no row arrived, closing it cancels it.
+    try (Beside<List<Row>> replay =
+        beside("watermark replay", () -> ProfileReads.replay(spark, registry, range, cfg, now))) {
+      return profile(replay, started, now);
+    }
+  }
+
+  private Result profile(Beside<List<Row>> replay, long started, Instant now) {
     Dataset<Row> summary =
         LatenessStats.summary(
             ProfileReads.readArrivals(spark, registry, range, cfg.dedupHorizon()), cfg);
@@ -151,7 +157,6 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
     if (summaryRows.isEmpty()) {
       // A run over days without arrivals (the default range on an old lake, a stalled pipeline)
       // would overwrite the range-wide tables with empty ones: it writes nothing instead.
-      joinQuietly(replay);
       LOG.warn(
           "profile {}: no bronze row arrived on these days (UTC, by enqueued time); nothing "
               + "written: monitoring.lateness_stats, lateness_cdf, watermark_advice, "
@@ -245,15 +250,6 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
         alertRows,
         replayRows,
         Duration.ofNanos(System.nanoTime() - started));
-  }
-
-  /** Waits for a step whose value is not used, and leaves its failure to the DEBUG log. */
-  private static void joinQuietly(Beside<?> step) {
-    try {
-      step.join();
-    } catch (RuntimeException e) {
-      LOG.debug("a step beside failed, its value unused: {}", e.getMessage());
-    }
   }
 
   private static <T> T timed(String what, java.util.function.Supplier<T> body) {

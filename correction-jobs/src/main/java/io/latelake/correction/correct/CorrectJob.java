@@ -76,17 +76,21 @@ public final class CorrectJob extends CorrectionAction<CorrectJob.Options, Corre
             () -> LakeReads.latestVersion(spark, registry.bronzeEvents()));
     // The gold watermark is read beside the change read: two independent reads of small
     // tables whose time is mostly the driver's (planning, Delta log reads, the query's start).
-    Beside<Optional<Instant>> goldWatermark =
-        beside("gold watermark", () -> GoldStatus.lastWatermark(spark, registry, metric));
-    TreeSet<Instant> touched =
-        step(
-            "bronze changes of " + metric.name(),
-            () -> changes.touched(metric, prior, options.since(), before));
-    long version =
-        step(
-            "bronze version after the change read",
-            () -> LakeReads.latestVersion(spark, registry.bronzeEvents()));
-    Optional<Instant> watermark = goldWatermark.join();
+    TreeSet<Instant> touched;
+    long version;
+    Optional<Instant> watermark;
+    try (Beside<Optional<Instant>> goldWatermark =
+        beside("gold watermark", () -> GoldStatus.lastWatermark(spark, registry, metric))) {
+      touched =
+          step(
+              "bronze changes of " + metric.name(),
+              () -> changes.touched(metric, prior, options.since(), before));
+      version =
+          step(
+              "bronze version after the change read",
+              () -> LakeReads.latestVersion(spark, registry.bronzeEvents()));
+      watermark = goldWatermark.join();
+    }
     WindowPlanner.Plan plan = WindowPlanner.plan(touched, metric.window(), watermark);
     Outcome outcome = correctClosed(metric, plan, version);
     perform(

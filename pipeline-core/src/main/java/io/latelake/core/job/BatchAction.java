@@ -2,8 +2,11 @@ package io.latelake.core.job;
 
 import io.latelake.core.table.TableRegistry;
 import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.apache.spark.SparkContext;
 import org.apache.spark.sql.SparkSession;
@@ -85,28 +88,64 @@ public abstract class BatchAction<O, R extends ActionResult> {
    * Starts {@code body} as a {@link #step(String, Supplier)} on a thread of its own, beside the
    * steps the caller runs next: for independent reads and writes whose time is mostly the driver's
    * (planning, Delta log reads and commits), which the driver's second core can then overlap. Spark
-   * runs the jobs of both threads at once.
+   * runs the jobs of both threads at once. Its Spark jobs carry a job tag of their own, so that
+   * {@link Beside#close} can cancel them.
    *
+   * <p>Use it in a try-with-resources block: when the caller fails before {@link Beside#join},
+   * closing the step cancels it instead of leaving it running after the action has failed.
+   *
+   * @param description the step's Spark job description, after the run id
+   * @param body what the step computes; it runs on the new thread
    * @return the running step; {@link Beside#join} waits for its value
    */
   protected final <T> Beside<T> beside(String description, Supplier<T> body) {
-    FutureTask<T> task = new FutureTask<>(() -> step(description, body));
+    SparkContext sc = spark.sparkContext();
+    String tag = (runId + "-beside-" + BESIDE_IDS.incrementAndGet()).replace(',', '-');
+    FutureTask<T> task =
+        new FutureTask<>(
+            () -> {
+              sc.addJobTag(tag);
+              sc.setInterruptOnCancel(true);
+              try {
+                return step(description, body);
+              } finally {
+                sc.removeJobTag(tag);
+              }
+            });
     Thread thread = new Thread(task, runId + ": " + description);
     thread.setDaemon(true);
     thread.start();
-    return new Beside<>(task);
+    return new Beside<>(description, task, thread, sc, tag);
   }
 
+  private static final AtomicLong BESIDE_IDS = new AtomicLong();
+
   /**
-   * A step running beside the caller's ({@link #beside}).
+   * A step running beside the caller's ({@link #beside}). Closing it cancels the step when it has
+   * not ended: its running Spark jobs (by their job tag) and its thread.
    *
    * @param <T> its value
    */
-  protected static final class Beside<T> {
-    private final FutureTask<T> task;
+  protected static final class Beside<T> implements AutoCloseable {
+    /** How long {@link #close} waits for a cancelled step's thread to end. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
-    private Beside(FutureTask<T> task) {
+    /** How often {@link #close} cancels the step's jobs again while its thread runs. */
+    private static final Duration CANCEL_EVERY = Duration.ofMillis(200);
+
+    private final String description;
+    private final FutureTask<T> task;
+    private final Thread thread;
+    private final SparkContext sc;
+    private final String tag;
+
+    private Beside(
+        String description, FutureTask<T> task, Thread thread, SparkContext sc, String tag) {
+      this.description = description;
       this.task = task;
+      this.thread = thread;
+      this.sc = sc;
+      this.tag = tag;
     }
 
     /**
@@ -114,14 +153,18 @@ public abstract class BatchAction<O, R extends ActionResult> {
      *
      * @return its value
      * @throws RuntimeException the step's own exception, as it threw it
+     * @throws IllegalStateException when the waiting thread is interrupted (the step is then
+     *     cancelled) or the step was cancelled by {@link #close}
      */
     public T join() {
       try {
         return task.get();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        task.cancel(true);
-        throw new IllegalStateException("Interrupted while waiting for a step", e);
+        close();
+        throw new IllegalStateException("Interrupted while waiting for the step " + description, e);
+      } catch (CancellationException e) {
+        throw new IllegalStateException("The step " + description + " was cancelled", e);
       } catch (ExecutionException e) {
         if (e.getCause() instanceof RuntimeException r) {
           throw r;
@@ -130,6 +173,37 @@ public abstract class BatchAction<O, R extends ActionResult> {
           throw err;
         }
         throw new IllegalStateException(e.getCause());
+      }
+    }
+
+    /**
+     * Cancels the step when it has not ended (its Spark jobs by their tag, then its thread) and
+     * waits up to 30 seconds for its thread to end, so that no job of a failed action outlives it.
+     * Does nothing when the step has ended; a step's own failure stays for {@link #join}.
+     */
+    @Override
+    public void close() {
+      if (task.isDone()) {
+        return;
+      }
+      LOG.debug(
+          "Cancelling the step {}: its caller ended before its value was needed", description);
+      task.cancel(true);
+      // A job the step submits after a cancellation is cancelled by the next one.
+      long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
+      try {
+        while (thread.isAlive() && System.nanoTime() < deadline) {
+          sc.cancelJobsWithTag(tag);
+          thread.join(CANCEL_EVERY.toMillis());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      if (thread.isAlive()) {
+        LOG.warn(
+            "The step {} did not end within {} s of its cancellation",
+            description,
+            CLOSE_WAIT.toSeconds());
       }
     }
   }

@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
+import java.time.Duration;
 import java.util.List;
+import org.apache.spark.api.java.function.MapFunction;
+import org.apache.spark.sql.Encoders;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -65,6 +68,66 @@ class BatchActionTest extends SparkTestBase {
     assertThat(seen.callerDescription()).isEqualTo(probe.runId() + ": count here");
     assertThat(seen.count()).isEqualTo(10);
     assertThat(spark.sparkContext().getLocalProperty("spark.job.description")).isNull();
+  }
+
+  /** Runs a Spark job beside that would take ten minutes, and fails once that job is running. */
+  final class FailingCaller extends BatchAction<Boolean, Seen> {
+    Beside<Long> slow;
+
+    FailingCaller() {
+      super(
+          "caller",
+          JobContext.start(BatchActionTest.this.spark, new TableRegistry("unused")),
+          true);
+    }
+
+    @Override
+    public Seen run() {
+      try (Beside<Long> slow =
+          beside(
+              "ten minutes beside",
+              () ->
+                  spark
+                      .range(0, 1, 1, 1)
+                      .map(
+                          (MapFunction<Long, Long>)
+                              x -> {
+                                Thread.sleep(600_000);
+                                return x;
+                              },
+                          Encoders.LONG())
+                      .count())) {
+        this.slow = slow;
+        while (spark.sparkContext().statusTracker().getActiveJobIds().length == 0) {
+          Thread.onSpinWait();
+        }
+        throw new LakeConfigException("the caller failed first");
+      }
+    }
+  }
+
+  @Test
+  void aStepBesideIsCancelledWhenTheCallerFailsFirst() throws InterruptedException {
+    FailingCaller caller = new FailingCaller();
+    assertThatThrownBy(caller::run)
+        .isExactlyInstanceOf(LakeConfigException.class)
+        .hasMessage("the caller failed first");
+    // The status tracker hears of the job's end from Spark's listener bus, a moment later; without
+    // the cancellation the job would run ten minutes.
+    assertThat(activeJobsAfterAtMost(Duration.ofSeconds(30))).isEmpty();
+    assertThatThrownBy(() -> caller.slow.join())
+        .isExactlyInstanceOf(IllegalStateException.class)
+        .hasMessage("The step ten minutes beside was cancelled");
+  }
+
+  private int[] activeJobsAfterAtMost(Duration wait) throws InterruptedException {
+    long deadline = System.nanoTime() + wait.toNanos();
+    int[] active = spark.sparkContext().statusTracker().getActiveJobIds();
+    while (active.length > 0 && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+      active = spark.sparkContext().statusTracker().getActiveJobIds();
+    }
+    return active;
   }
 
   @Test
