@@ -37,7 +37,8 @@ final class BronzeChanges {
   }
 
   /**
-   * @return the change read's query name for {@code metric}, also its checkpoint's name
+   * @return the change read's query name for {@code metric}, also the name of the checkpoint it
+   *     kept in the lake before its checkpoint became a throw-away one
    */
   static String queryName(MetricSpec metric) {
     return "correct_" + metric.name();
@@ -63,6 +64,7 @@ final class BronzeChanges {
             : BronzeChangeRead.windowsAfter(
                 context.spark(),
                 context.tables().bronzeEvents(),
+                metric.name(),
                 queryName(metric),
                 prior.orElseThrow().bronzeVersion(),
                 latest,

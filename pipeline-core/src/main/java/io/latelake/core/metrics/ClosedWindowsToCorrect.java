@@ -68,6 +68,7 @@ final class ClosedWindowsToCorrect {
       SparkSession spark, TableRegistry tables, MetricSpec metric, long version) {
     String bronze = tables.bronzeEvents();
     long latest = DeltaTable.forPath(spark, bronze).history(1).select("version").first().getLong(0);
-    return BronzeChangeRead.windowsAfter(spark, bronze, null, version, latest, metric.window());
+    return BronzeChangeRead.windowsAfter(
+        spark, bronze, metric.name(), null, version, latest, metric.window());
   }
 }
