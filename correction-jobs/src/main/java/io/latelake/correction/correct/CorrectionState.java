@@ -82,7 +82,11 @@ final class CorrectionState {
     return out;
   }
 
-  /** Replaces the metric's entry: the version reached and the windows still open. */
+  /**
+   * Replaces the metric's entry: bronze's version before the run's change read (the next read
+   * starts after it, so commits that landed during the run are read again) and the touched windows
+   * still open.
+   */
   void write(
       String metric, long bronzeVersion, Collection<Instant> pending, String runId, Timestamp at) {
     Dataset<Row> s = row(metric, bronzeVersion, pending, runId, at);

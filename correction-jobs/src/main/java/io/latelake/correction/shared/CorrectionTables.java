@@ -14,10 +14,10 @@ import org.apache.spark.sql.types.StructType;
  *
  * <pre>
  * monitoring.correction_state      metric string, bronze_version long (every bronze row up to
- *                                  this version has had its windows taken: where the change read
- *                                  restarts when its checkpoint is missing),
- *                                  pending_window_starts array&lt;timestamp&gt; (touched windows
- *                                  not corrected yet: still open, or staged by a change read),
+ *                                  this version has had its windows taken: the next change read
+ *                                  starts after it), pending_window_starts
+ *                                  array&lt;timestamp&gt; (touched windows not corrected yet:
+ *                                  still open when the run ended),
  *                                  run_id string, updated_at timestamp
  * monitoring.corrections_log       run_id, metric, window_start, window_end, keys (JSON),
  *                                  old_values (JSON, null for a new row), new_values (JSON, null

@@ -36,6 +36,7 @@ public final class MetricAggregation {
    * epoch-aligned start as Spark's {@code window()} without a start offset (UTC).
    *
    * @param eventTime a timestamp column
+   * @param window the window's length (whole microseconds, positive)
    * @return a timestamp column (UTC, microseconds)
    */
   public static Column windowStart(Column eventTime, java.time.Duration window) {
