@@ -81,7 +81,7 @@ class SecretsLeakIT extends SparkTestBase {
   }
 
   /**
-   * @param stderr standard error without the JVM's notice about incubator modules
+   * @param stderr standard error
    */
   private record Run(int code, String stdout, String stderr) {}
 
@@ -137,12 +137,7 @@ class SecretsLeakIT extends SparkTestBase {
       p.destroyForcibly();
       throw new IllegalStateException(name + " did not finish");
     }
-    String stderr =
-        Files.readString(err)
-            .replace(
-                "WARNING: Using incubator modules: jdk.incubator.vector" + System.lineSeparator(),
-                "");
-    return new Run(p.exitValue(), Files.readString(out), stderr);
+    return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
   }
 
   private static String classpath() {

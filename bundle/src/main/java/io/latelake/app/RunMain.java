@@ -71,6 +71,12 @@ public final class RunMain extends JobCommand<RunMain.Layers> {
     System.exit(Launcher.execute(new RunMain(), args));
   }
 
+  /** The streams' own graceful stop handles SIGTERM (also between the layers of a run). */
+  @Override
+  protected boolean stopsItselfOnSigterm() {
+    return true;
+  }
+
   @Override
   protected String appName() {
     return "latelake-run";

@@ -52,6 +52,15 @@ public abstract class JobCommand<T> implements Callable<Integer> {
   /** Runs the job on a live session. */
   protected abstract ExitCode run(JobContext context, T prepared);
 
+  /**
+   * @return true for a command whose own shutdown hook stops it on SIGTERM (the streams': {@code
+   *     io.latelake.core.streaming.StreamRunner}); false (the default) gives a batch command {@link
+   *     BatchStop}: its Spark jobs cancelled, one log line
+   */
+  protected boolean stopsItselfOnSigterm() {
+    return false;
+  }
+
   private final RunFigures figures = new RunFigures();
 
   private boolean pushing;
@@ -93,6 +102,10 @@ public abstract class JobCommand<T> implements Callable<Integer> {
     SparkSession spark =
         SparkSessions.create(
             appName(), catalog.registeredByJobs() ? CatalogSessions.withCatalog(config) : config);
+    Optional<BatchStop> stop =
+        stopsItselfOnSigterm()
+            ? Optional.empty()
+            : Optional.of(new BatchStop(appName(), spark.sparkContext()));
     Optional<StreamMetrics> metrics = metricsPlan.map(p -> StreamMetrics.install(spark, p));
     Optional<JobCatalog> registration = Optional.empty();
     long started = System.nanoTime();
@@ -134,6 +147,7 @@ public abstract class JobCommand<T> implements Callable<Integer> {
       if (!org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress()) {
         SparkSessions.stop(spark);
       }
+      stop.ifPresent(BatchStop::ended);
     }
   }
 }

@@ -41,6 +41,12 @@ public final class Launcher {
     }
     cli.setExecutionExceptionHandler(
         (ex, line, parsed) -> {
+          if (BatchStop.shuttingDown()) {
+            // SIGTERM: the stop cancelled the command's jobs and said so in one line; what the
+            // cancellation threw is its consequence, not a fault. The JVM exits with 143.
+            LOG.debug("{} ended by the stop", line.getCommandName(), ex);
+            return ExitCode.STOPPED.code();
+          }
           Throwable root = ex;
           while (!(root instanceof LatelakeException)
               && root.getCause() != null

@@ -31,6 +31,11 @@ public abstract class StreamCommand<C> extends JobCommand<C> {
   }
 
   @Override
+  protected final boolean stopsItselfOnSigterm() {
+    return true;
+  }
+
+  @Override
   protected final C prepare(Config config) {
     return prepare.apply(config);
   }

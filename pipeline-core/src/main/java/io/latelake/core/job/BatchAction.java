@@ -105,7 +105,6 @@ public abstract class BatchAction<O, R extends ActionResult> {
         new FutureTask<>(
             () -> {
               sc.addJobTag(tag);
-              sc.setInterruptOnCancel(true);
               try {
                 return step(description, body);
               } finally {
@@ -177,9 +176,11 @@ public abstract class BatchAction<O, R extends ActionResult> {
     }
 
     /**
-     * Cancels the step when it has not ended (its Spark jobs by their tag, then its thread) and
-     * waits up to 30 seconds for its thread to end, so that no job of a failed action outlives it.
-     * Does nothing when the step has ended; a step's own failure stays for {@link #join}.
+     * Cancels the step when it has not ended (its Spark jobs by their tag, then its thread; Spark
+     * marks their running tasks killed and they stop at their next check, without an interrupt that
+     * would break a Parquet read mid-page) and waits up to 30 seconds for its thread to end, so
+     * that no job of a failed action outlives it. Does nothing when the step has ended; a step's
+     * own failure stays for {@link #join}.
      */
     @Override
     public void close() {

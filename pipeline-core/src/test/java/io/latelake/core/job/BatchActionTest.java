@@ -8,6 +8,7 @@ import io.latelake.core.table.TableRegistry;
 import io.latelake.core.testing.SparkTestBase;
 import java.time.Duration;
 import java.util.List;
+import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.sql.Encoders;
 import org.junit.jupiter.api.Test;
@@ -92,7 +93,12 @@ class BatchActionTest extends SparkTestBase {
                       .map(
                           (MapFunction<Long, Long>)
                               x -> {
-                                Thread.sleep(600_000);
+                                // ten minutes unless Spark kills the task (cancelled job)
+                                long end = System.nanoTime() + 600_000_000_000L;
+                                while (!TaskContext.get().isInterrupted()
+                                    && System.nanoTime() < end) {
+                                  Thread.sleep(100);
+                                }
                                 return x;
                               },
                           Encoders.LONG())

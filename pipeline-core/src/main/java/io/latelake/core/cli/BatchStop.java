@@ -1,0 +1,120 @@
+package io.latelake.core.cli;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.util.ShutdownHookManager;
+import org.apache.spark.SparkContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The stop on SIGTERM of a batch command ({@code correct}, {@code profile}, {@code audit}, ...): a
+ * shutdown hook registered with Hadoop's {@link ShutdownHookManager} at priority {@value
+ * #SHUTDOWN_HOOK_PRIORITY}, so it runs before Spark stops its context (priority 40 and below). It
+ * logs one INFO line, cancels the command's Spark jobs (again every {@link #CANCEL_EVERY} until the
+ * command has ended, so no later step starts one) and waits up to {@link #WAIT} for the command to
+ * end; {@link Launcher} then leaves the failure the cancellation caused at DEBUG. The JVM exits
+ * with 143 (128 + SIGTERM).
+ *
+ * <p>What a stopped run leaves: every Delta commit is atomic, so each table holds its last commit
+ * from before the stop or the one the stop did not interrupt. The batch commands are written to be
+ * run again after a failure at any point (for {@code correct}: its log before gold, its state
+ * last), which is what to do after a SIGTERM.
+ */
+final class BatchStop {
+  private static final Logger LOG = LoggerFactory.getLogger(BatchStop.class);
+
+  /** Hadoop shutdown hook priority: above Spark's (40 and below). */
+  static final int SHUTDOWN_HOOK_PRIORITY = 100;
+
+  /** How long the hook waits for the command to end after cancelling its jobs. */
+  static final Duration WAIT = Duration.ofSeconds(30);
+
+  private static final Duration CANCEL_EVERY = Duration.ofMillis(200);
+
+  private final CountDownLatch ended = new CountDownLatch(1);
+  private final Runnable hook;
+
+  /**
+   * Registers the hook.
+   *
+   * @param command the command's name, in the log line
+   * @param sc the session's context, whose jobs the hook cancels
+   */
+  BatchStop(String command, SparkContext sc) {
+    hook =
+        () -> {
+          if (ended.getCount() == 0) {
+            return; // the command had ended: an exit, not a stop
+          }
+          LOG.info(
+              "{} stopping on SIGTERM: its running Spark jobs are cancelled; each table keeps its"
+                  + " last complete commit; run it again to finish its work",
+              command);
+          quietCancelledTasks();
+          long deadline = System.nanoTime() + WAIT.toNanos();
+          try {
+            while (!ended.await(CANCEL_EVERY.toMillis(), TimeUnit.MILLISECONDS)
+                && System.nanoTime() < deadline) {
+              if (!sc.isStopped()) {
+                sc.cancelAllJobs();
+              }
+            }
+            // Killed tasks end at their next check: Spark's hook, next, removes the blocks they
+            // may still read.
+            while (!sc.isStopped() && runningTasks(sc) > 0 && System.nanoTime() < deadline) {
+              Thread.sleep(CANCEL_EVERY.toMillis());
+            }
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          } catch (RuntimeException e) {
+            LOG.debug("Cancelling the jobs on SIGTERM failed", e);
+          }
+        };
+    ShutdownHookManager.get()
+        .addShutdownHook(hook, SHUTDOWN_HOOK_PRIORITY, WAIT.toSeconds() + 10, TimeUnit.SECONDS);
+  }
+
+  private static int runningTasks(SparkContext sc) {
+    int n = 0;
+    for (var e : sc.statusTracker().getExecutorInfos()) {
+      n += e.numRunningTasks();
+    }
+    return n;
+  }
+
+  /**
+   * Silences Spark, Delta, Parquet and Hadoop ({@code org.apache}, {@code io.delta}) for the rest
+   * of the JVM's life, unless DEBUG is on for this class: each cancelled task, MERGE and block
+   * fetch logs its cancellation at WARN or ERROR, with a trace, and so does the scheduler once
+   * Spark's own hook has stopped the context under tasks still ending. The JVM is exiting on
+   * request; those lines report only the stop.
+   */
+  private static void quietCancelledTasks() {
+    if (LOG.isDebugEnabled()) {
+      return;
+    }
+    for (String logger : java.util.List.of("org.apache", "io.delta")) {
+      org.apache.logging.log4j.core.config.Configurator.setAllLevels(
+          logger, org.apache.logging.log4j.Level.OFF);
+    }
+  }
+
+  /** The command has ended (by itself or by the stop): the hook no longer waits for it. */
+  void ended() {
+    ended.countDown();
+    try {
+      ShutdownHookManager.get().removeShutdownHook(hook);
+    } catch (IllegalStateException e) {
+      // shutting down: the hook sees the command has ended
+    }
+  }
+
+  /**
+   * @return true while the JVM shuts down (SIGTERM, or an exit in progress)
+   */
+  static boolean shuttingDown() {
+    return ShutdownHookManager.get().isShutdownInProgress();
+  }
+}
