@@ -362,17 +362,19 @@ class CorrectionSeedExampleTest extends SparkTestBase {
 
     assertThat(drift.beyondTolerance()).isEqualTo(1);
     // the command's log line: per metric, not a Java record
+    // Gold's watermark (the latest event time, 10:30, minus the 10-minute delay) closes the four
+    // windows ending by 10:10; /home 10:30 is still open.
+    assertThat(ok.metrics().get(0).watermark()).isEqualTo(Instant.parse("2024-05-14T10:20:00Z"));
     assertThat(ok.summary())
         .isEqualTo(
-            "page_5m: 0 windows differ from the recompute (0 beyond tolerance), watermark "
-                + ok.metrics().get(0).watermark()
-                + "; page_5m_rc: 0 windows differ from the recompute (0 beyond tolerance),"
-                + " watermark "
+            "page_5m: 0 of 4 published closed windows differ from the recompute (0 beyond"
+                + " tolerance), watermark 2024-05-14T10:20:00Z; page_5m_rc: 0 of 4 published closed"
+                + " windows differ from the recompute (0 beyond tolerance), watermark "
                 + ok.metrics().get(1).watermark());
-    assertThat(ok.metrics().get(0).watermark()).isNotNull();
     assertThat(drift.summary())
         .isEqualTo(
-            "page_5m_ig: 1 windows differ from the recompute (1 beyond tolerance), watermark "
+            "page_5m_ig: 1 of 4 published closed windows differ from the recompute (1 beyond"
+                + " tolerance), watermark "
                 + drift.metrics().get(0).watermark());
     assertThat(io.latelake.correction.AuditMain.exitCode(drift))
         .isEqualTo(ExitCode.AUDIT_DIFFERENCES);
