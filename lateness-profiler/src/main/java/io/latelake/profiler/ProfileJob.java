@@ -231,6 +231,11 @@ public final class ProfileJob extends ProfilerJob<ProfileJob.Result> {
                   cfg.dropMaxCount(),
                   cfg.dropMaxShare(),
                   now));
+    } else {
+      LOG.info(
+          "profile {}: no monitoring.stream_progress (no stream has run on this lake): the"
+              + " watermark-drop alert is not evaluated",
+          range);
     }
     List<Row> alertRows = alerts.collectAsList();
     if (!alertRows.isEmpty()) {
