@@ -136,14 +136,17 @@ public final class DateArgs {
     int dots = t.indexOf("..");
     String a = dots < 0 ? t : t.substring(0, dots).trim();
     String b = dots < 0 ? t : t.substring(dots + 2).trim();
+    if (!DATE.matcher(a).matches() || !DATE.matcher(b).matches()) {
+      throw LakeConfigException.invalid(
+          option, text, "expected a UTC day YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD");
+    }
     LocalDate from;
     LocalDate to;
     try {
       from = LocalDate.parse(a);
       to = LocalDate.parse(b);
     } catch (DateTimeParseException e) {
-      throw LakeConfigException.invalid(
-          option, text, "expected a UTC day YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD");
+      throw LakeConfigException.invalid(option, text, "is not a calendar date");
     }
     if (to.isBefore(from)) {
       throw LakeConfigException.invalid(
@@ -178,7 +181,9 @@ public final class DateArgs {
   private static void checkBounds(String option, String text, LocalDate from, LocalDate to) {
     if (from.isBefore(DayRange.FIRST_DAY) || to.isAfter(DayRange.LAST_DAY)) {
       throw LakeConfigException.invalid(
-          option, text, "days must be between " + DayRange.FIRST_DAY + " and " + DayRange.LAST_DAY);
+          option,
+          text,
+          "must lie between " + DayRange.FIRST_DAY + " and " + DayRange.LAST_DAY + " (UTC)");
     }
   }
 }

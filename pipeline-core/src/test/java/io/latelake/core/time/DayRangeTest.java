@@ -26,8 +26,11 @@ class DayRangeTest {
   void badTextNamesTheOptionAndTheValue() {
     assertThatThrownBy(() -> DateArgs.days("--days", "2024-13-01"))
         .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid value '2024-13-01' for option '--days': is not a calendar date");
+    assertThatThrownBy(() -> DateArgs.days("--days", "2024-5-1"))
+        .isInstanceOf(LakeConfigException.class)
         .hasMessage(
-            "Invalid value '2024-13-01' for option '--days': expected a UTC day "
+            "Invalid value '2024-5-1' for option '--days': expected a UTC day "
                 + "YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD");
     assertThatThrownBy(() -> DateArgs.days("--range", "2024-05-16..2024-05-14"))
         .isInstanceOf(LakeConfigException.class)
@@ -43,8 +46,20 @@ class DayRangeTest {
     assertThatThrownBy(() -> DayRange.parse("1899-12-31"))
         .isInstanceOf(LakeConfigException.class)
         .hasMessage(
-            "Invalid value '1899-12-31' for option '--days': days must be between 1900-01-01 "
-                + "and 9999-12-31");
+            "Invalid value '1899-12-31' for option '--days': must lie between 1900-01-01 "
+                + "and 9999-12-31 (UTC)");
+    // the same words for an instant option and for a day that is not in the calendar
+    assertThatThrownBy(() -> DateArgs.instant("--since", "0001-01-01T00:00:00Z"))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage(
+            "Invalid value '0001-01-01T00:00:00Z' for option '--since': must lie between"
+                + " 1900-01-01 and 9999-12-31 (UTC)");
+    assertThatThrownBy(() -> DayRange.parse("2026-02-30"))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid value '2026-02-30' for option '--days': is not a calendar date");
+    assertThatThrownBy(() -> DateArgs.instant("--since", "2026-02-30"))
+        .isInstanceOf(LakeConfigException.class)
+        .hasMessage("Invalid value '2026-02-30' for option '--since': is not a calendar date");
     assertThat(DayRange.parse("1900-01-01").from()).isEqualTo(DayRange.FIRST_DAY);
     assertThatThrownBy(() -> DayRange.parse(null))
         .isInstanceOf(LakeConfigException.class)
