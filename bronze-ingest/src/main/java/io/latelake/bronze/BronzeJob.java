@@ -78,8 +78,12 @@ public final class BronzeJob extends StreamingJob<BronzeConfig> {
     };
   }
 
-  /** Raw records → bronze rows ({@link BronzeParse#parse}). */
+  /**
+   * Raw records → bronze rows ({@link BronzeParse#parse}), the quarantined ones counted per
+   * micro-batch ({@link io.latelake.core.streaming.QuarantineCount}).
+   */
   Dataset<Row> transform(Dataset<Row> raw) {
-    return BronzeParse.parse(raw, config.event(), config.enqueuedTimeField());
+    return io.latelake.core.streaming.QuarantineCount.observe(
+        BronzeParse.parse(raw, config.event(), config.enqueuedTimeField()));
   }
 }

@@ -136,6 +136,19 @@ class BronzeJobTest extends SparkTestBase {
             .sorted()
             .toList();
     assertThat(errors).containsExactly("MALFORMED", "MALFORMED", "OK", "OK", "OK", "OK");
+    // Each micro-batch's input and quarantined rows, as monitoring.stream_progress records them:
+    // a.jsonl's "{broken", none in b.jsonl (the file source may take either first), c.jsonl's
+    // empty line; the replayed micro-batch read nothing.
+    assertThat(
+            spark
+                .read()
+                .format("delta")
+                .load(tables.streamProgress())
+                .filter("query_name = 'bronze_ooo_umts'")
+                .selectExpr("concat_ws(' ', input_rows, rows_quarantined)")
+                .as(org.apache.spark.sql.Encoders.STRING())
+                .collectAsList())
+        .containsExactlyInAnyOrder("3 1", "1 0", "2 1", "0 0");
   }
 
   private static String line(String id) {

@@ -37,10 +37,11 @@ class StreamMetricsTest extends SparkTestBase {
             event("a", "2024-05-14T12:20:00Z", "2024-05-14T12:20:01Z", "p", 1),
             event("b", "2024-05-14T12:21:00Z", "2024-05-14T12:21:01Z", "p", 2));
         fast.step();
-        // c is behind the watermark 12:11 (dropped), a is a duplicate
+        // c is behind the watermark 12:11 (dropped), a is a duplicate, the third is quarantined
         f.land(
             event("c", "2024-05-14T12:02:00Z", "2024-05-14T12:22:00Z", "p", 4),
-            event("a", "2024-05-14T12:20:00Z", "2024-05-14T12:22:01Z", "p", 1));
+            event("a", "2024-05-14T12:20:00Z", "2024-05-14T12:22:01Z", "p", 1),
+            "{not json");
         fast.step();
         f.land(event("d", "2024-05-14T12:40:00Z", "2024-05-14T12:40:01Z", "q", 2));
         fast.step();
@@ -57,7 +58,8 @@ class StreamMetricsTest extends SparkTestBase {
                   org.apache.spark.sql.functions.sum("input_rows"),
                   org.apache.spark.sql.functions.sum("rows_dropped_by_watermark"),
                   org.apache.spark.sql.functions.sum("rows_dropped_duplicates"),
-                  org.apache.spark.sql.functions.max("watermark"))
+                  org.apache.spark.sql.functions.max("watermark"),
+                  org.apache.spark.sql.functions.sum("rows_quarantined"))
               .orderBy("query_name")
               .collectAsList();
       assertThat(progress.stream().map(p -> p.getString(0)).toList())
@@ -72,13 +74,18 @@ class StreamMetricsTest extends SparkTestBase {
         assertThat(r.counter(q + "rows_dropped_duplicates").getCount())
             .as(q)
             .isEqualTo(p.isNullAt(4) ? 0 : p.getLong(4));
+        assertThat(r.counter(q + "rows_quarantined").getCount())
+            .as(q)
+            .isEqualTo(p.isNullAt(6) ? 0 : p.getLong(6));
         double watermark = p.isNullAt(5) ? 0 : p.getTimestamp(5).getTime() / 1000.0;
         assertThat(r.getGauges().get(q + "watermark_seconds").getValue())
             .as(q)
             .isEqualTo(watermark);
       }
-      // the figures themselves: 5 records read by bronze, 1 dropped and 1 duplicate in silver
-      assertThat(r.counter("bronze_web.input_rows").getCount()).isEqualTo(5);
+      // the figures themselves: 6 records read by bronze, 1 of them quarantined, 1 dropped and 1
+      // duplicate in silver
+      assertThat(r.counter("bronze_web.input_rows").getCount()).isEqualTo(6);
+      assertThat(r.counter("bronze_web.rows_quarantined").getCount()).isEqualTo(1);
       assertThat(r.counter("silver_events.rows_dropped_by_watermark").getCount()).isEqualTo(1);
       assertThat(r.counter("silver_events.rows_dropped_duplicates").getCount()).isEqualTo(1);
       assertThat(r.getGauges().get("silver_events.watermark_seconds").getValue())

@@ -110,6 +110,10 @@ final class ColumnDocs {
               "dropped_by_source",
               "Silver with lake.sources: rows dropped as behind the watermark per source; null "
                   + "when the split is not known (see docs/sources.md)."),
+          Map.entry(
+              "rows_quarantined",
+              "Bronze: rows of the micro-batch quarantined with an error (not valid events); null "
+                  + "for silver and gold."),
           Map.entry("run_id", "Id of the job run."),
           Map.entry("metric", "Gold metric name."),
           Map.entry("keys", "Group-by values of the row (JSON)."),

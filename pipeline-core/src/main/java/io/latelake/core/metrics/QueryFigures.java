@@ -19,6 +19,7 @@ final class QueryFigures {
   final Counter inputRows;
   final Counter dropped;
   final Counter duplicates;
+  final Counter quarantined;
   volatile double watermark;
   volatile long stateRows;
   volatile double duration;
@@ -34,6 +35,7 @@ final class QueryFigures {
     inputRows = registry.counter(q + "input_rows");
     dropped = registry.counter(q + "rows_dropped_by_watermark");
     duplicates = registry.counter(q + "rows_dropped_duplicates");
+    quarantined = registry.counter(q + "rows_quarantined");
     registry.register(q + "watermark_seconds", (Gauge<Double>) () -> watermark);
     registry.register(q + "state_rows", (Gauge<Long>) () -> stateRows);
     registry.register(q + "batch_duration_seconds", (Gauge<Double>) () -> duration);
@@ -62,6 +64,10 @@ final class QueryFigures {
     inputRows.inc(SourceInputs.inputRows(p));
     dropped.inc(droppedRows);
     duplicates.inc(duplicateRows);
+    Long quarantinedRows = io.latelake.core.streaming.QuarantineCount.of(p);
+    if (quarantinedRows != null) {
+      quarantined.inc(quarantinedRows);
+    }
     stateRows = state;
     String wm = p.eventTime().get("watermark");
     if (wm != null) {

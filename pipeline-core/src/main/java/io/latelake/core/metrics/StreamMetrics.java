@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>counters (since the process started): {@code batches}, {@code input_rows}, {@code
- *       rows_dropped_by_watermark}, {@code rows_dropped_duplicates};
+ *       rows_dropped_by_watermark}, {@code rows_dropped_duplicates}, {@code rows_quarantined}
+ *       (bronze; 0 for the others);
  *   <li>gauges (the last micro-batch): {@code watermark_seconds} (event-time watermark, Unix
  *       seconds; 0 before the first watermark), {@code state_rows}, {@code batch_duration_seconds}
  *       (trigger execution), {@code last_progress_timestamp_seconds} (when the micro-batch started,

@@ -151,11 +151,12 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
       watermarkByRun.put(p.runId(), f.watermark());
     }
     LOG.info(
-        "[{}] micro-batch {}: {} input rows, watermark {}, {} dropped by watermark{}, "
+        "[{}] micro-batch {}: {} input rows{}, watermark {}, {} dropped by watermark{}, "
             + "{} duplicates dropped, {} state rows, {} ms",
         p.name(),
         p.batchId(),
         f.inputRows(),
+        f.quarantined() == null ? "" : " (" + f.quarantined() + " quarantined)",
         f.watermark() == null ? "none" : f.watermark(),
         f.dropped(),
         f.dropped() > 0 && f.droppedBySource() != null ? " " + f.droppedBySource() : "",

@@ -36,7 +36,10 @@ import org.apache.spark.sql.types.StructType;
  * map&lt;string, long&gt; (silver with {@code lake.sources}: the rows dropped by the watermark per
  * listed source, and {@code (unlisted)} for other sources' rows, by the rule of {@link
  * SourceDrops#droppedBySource}; null when no source is listed, for gold and bronze, when the split
- * is not known, for recovered rows, and for rows written before the column existed).
+ * is not known, for recovered rows, and for rows written before the column existed), {@code
+ * rows_quarantined} long (bronze: its rows of the micro-batch with {@code error} set, {@link
+ * QuarantineCount}; null for silver and gold, recovered rows, and rows written before the column
+ * existed).
  */
 public final class StreamProgressTable {
   private StreamProgressTable() {}
@@ -69,7 +72,8 @@ public final class StreamProgressTable {
           .add("watermark_delay_ms", DataTypes.LongType)
           .add(
               "dropped_by_source",
-              DataTypes.createMapType(DataTypes.StringType, DataTypes.LongType));
+              DataTypes.createMapType(DataTypes.StringType, DataTypes.LongType))
+          .add("rows_quarantined", DataTypes.LongType);
 
   /**
    * Properties of a new {@code monitoring.stream_progress}: a Delta checkpoint every 100 commits
@@ -92,7 +96,8 @@ public final class StreamProgressTable {
       long triggerMs,
       long addBatchMs,
       Timestamp ingestedUntil,
-      java.util.Map<String, Long> droppedBySource) {
+      java.util.Map<String, Long> droppedBySource,
+      Long quarantined) {
     static Figures of(StreamingQueryProgress p) {
       long dropped = 0;
       long duplicates = 0;
@@ -118,7 +123,8 @@ public final class StreamProgressTable {
           duration(p, "triggerExecution"),
           duration(p, "addBatch"),
           SourceInputs.ingestedUntil(p),
-          SourceDrops.droppedBySource(p, dropped, duplicates).orElse(null));
+          SourceDrops.droppedBySource(p, dropped, duplicates).orElse(null),
+          QuarantineCount.of(p));
     }
 
     private static long duration(StreamingQueryProgress p, String key) {
@@ -150,7 +156,8 @@ public final class StreamProgressTable {
         null,
         f.ingestedUntil(),
         watermarkDelayMs,
-        f.droppedBySource());
+        f.droppedBySource(),
+        f.quarantined());
   }
 
   /**
@@ -186,6 +193,7 @@ public final class StreamProgressTable {
         Timestamp.from(Instant.now()),
         null,
         recovery,
+        null,
         null,
         null,
         null);
