@@ -42,7 +42,7 @@ class PrometheusRulesTest {
         .contains("SUCCESS: 5 rules found");
     assertThat(promtool("test", "rules", "latelake-batch.rules.test.yml")).contains("SUCCESS");
     assertThat(promtool("check", "rules", "latelake-streams.rules.yml"))
-        .contains("SUCCESS: 5 rules found");
+        .contains("SUCCESS: 6 rules found");
     assertThat(promtool("test", "rules", "latelake-streams.rules.test.yml")).contains("SUCCESS");
     // the example configuration, with both rule files
     assertThat(promtool("check", "config", "prometheus.yml"))
