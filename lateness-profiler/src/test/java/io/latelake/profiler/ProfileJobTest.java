@@ -385,6 +385,7 @@ class ProfileJobTest extends SparkTestBase {
               null,
               null,
               null,
+              null,
               null));
     }
     spark

@@ -91,6 +91,7 @@ class ReportJobTest extends SparkTestBase {
               null,
               null,
               null,
+              null,
               null));
     }
     spark
