@@ -9,7 +9,6 @@ import io.latelake.core.table.StorageException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,6 +59,14 @@ public final class BronzeChangeRead {
   /** A folder without a lock file this old is a left-over of a read killed as it started. */
   private static final Duration UNLOCKED_AGE = Duration.ofHours(1);
 
+  /**
+   * A lock file younger than this is never taken: its read may be between creating and locking it.
+   */
+  private static final Duration LOCKED_AGE = Duration.ofMinutes(10);
+
+  /** The folders of this JVM's running reads. */
+  private static final java.util.Set<Path> OWN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private static final String VERSION_NOT_FOUND = "DELTA_VERSION_NOT_FOUND";
 
   private BronzeChangeRead() {}
@@ -109,49 +116,9 @@ public final class BronzeChangeRead {
       return new TreeSet<>();
     }
     removeLeftOvers(tmp);
-    Path dir = null;
-    StreamingQuery query = null;
+    Path dir;
     try {
       dir = Files.createTempDirectory(tmp, PREFIX);
-      try (FileChannel lock =
-              FileChannel.open(
-                  dir.resolve(LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-          FileLock held = lock.lock()) {
-        DataStreamWriter<Row> writer =
-            spark
-                .readStream()
-                .format("delta")
-                .option("startingVersion", Long.toString(after + 1))
-                .option("skipChangeCommits", "true")
-                .load(bronze)
-                .select("event_time", "error")
-                .writeStream()
-                .option("checkpointLocation", dir.resolve("checkpoint").toUri().toString())
-                .trigger(Trigger.AvailableNow())
-                .foreachBatch(
-                    (VoidFunction2<Dataset<Row>, Long>)
-                        (batch, batchId) -> {
-                          for (Row r :
-                              batch
-                                  .filter(col("error").isNull().and(col("event_time").isNotNull()))
-                                  .select(MetricAggregation.windowStart(col("event_time"), window))
-                                  .distinct()
-                                  .collectAsList()) {
-                            out.add(r.getTimestamp(0).toInstant());
-                          }
-                        });
-        if (queryName != null) {
-          writer = writer.queryName(queryName);
-        }
-        query = writer.start();
-        query.awaitTermination();
-      } finally {
-        // An interrupt or an error of the caller's thread leaves the query running: stop it
-        // before its checkpoint is removed.
-        if (query != null && query.isActive()) {
-          query.stop();
-        }
-      }
     } catch (IOException e) {
       throw new StorageException(
           "Cannot create a temporary checkpoint for the bronze change read of "
@@ -161,6 +128,18 @@ public final class BronzeChangeRead {
               + ": "
               + e.getMessage(),
           e);
+    }
+    OWN.add(dir.toAbsolutePath());
+    try (FileChannel lock =
+            FileChannel.open(
+                dir.resolve(LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock held = lock.lock()) {
+      try {
+        read(spark, bronze, queryName, after, window, dir.resolve("checkpoint"), out);
+      } finally {
+        // removed while the lock is held: no other process's sweep takes the folder meanwhile
+        deleteQuietly(dir);
+      }
     } catch (StreamingQueryException | TimeoutException e) {
       Optional<Throwable> gone = condition(e, VERSION_NOT_FOUND);
       if (gone.isPresent()) {
@@ -184,10 +163,69 @@ public final class BronzeChangeRead {
               + ": "
               + e.getMessage(),
           e);
+    } catch (IOException e) {
+      throw new StorageException(
+          "Cannot lock the temporary checkpoint " + dir + " of the bronze change read of " + what,
+          e);
     } finally {
       deleteQuietly(dir);
+      OWN.remove(dir.toAbsolutePath());
     }
     return new TreeSet<>(out);
+  }
+
+  /**
+   * Runs the change read with its checkpoint in {@code checkpoint}, adding window starts to out.
+   */
+  private static void read(
+      SparkSession spark,
+      String bronze,
+      String queryName,
+      long after,
+      Duration window,
+      Path checkpoint,
+      SortedSet<Instant> out)
+      throws StreamingQueryException, TimeoutException {
+    DataStreamWriter<Row> writer =
+        spark
+            .readStream()
+            .format("delta")
+            .option("startingVersion", Long.toString(after + 1))
+            .option("skipChangeCommits", "true")
+            .load(bronze)
+            .select("event_time", "error")
+            .writeStream()
+            .option("checkpointLocation", checkpoint.toUri().toString())
+            .trigger(Trigger.AvailableNow())
+            .foreachBatch(
+                (VoidFunction2<Dataset<Row>, Long>)
+                    (batch, batchId) -> {
+                      for (Row r :
+                          batch
+                              .filter(col("error").isNull().and(col("event_time").isNotNull()))
+                              .select(MetricAggregation.windowStart(col("event_time"), window))
+                              .distinct()
+                              .collectAsList()) {
+                        out.add(r.getTimestamp(0).toInstant());
+                      }
+                    });
+    if (queryName != null) {
+      writer = writer.queryName(queryName);
+    }
+    StreamingQuery query = writer.start();
+    try {
+      query.awaitTermination();
+    } finally {
+      // An interrupt or an error of the caller's thread leaves the query running: stop it
+      // before its checkpoint is removed.
+      if (query.isActive()) {
+        try {
+          query.stop();
+        } catch (TimeoutException e) {
+          LOG.warn("The bronze change read's query did not stop in time: {}", e.getMessage());
+        }
+      }
+    }
   }
 
   /** The first throwable in {@code t}'s cause chain with Spark's error condition {@code name}. */
@@ -209,23 +247,37 @@ public final class BronzeChangeRead {
 
   /**
    * Removes the folders of reads that ended without removing their own (a process killed with
-   * {@code kill -9}): those whose lock no process holds, and those without a lock file older than
-   * an hour. A folder in use by this process or another is kept.
+   * {@code kill -9}): those whose lock file is older than ten minutes and locked by no process, and
+   * those without a lock file older than an hour. A folder of a read of this JVM is never touched
+   * (closing any channel of a locked file would release this JVM's lock on it: POSIX locks belong
+   * to the process); one of another process is kept while that process holds its lock, which it
+   * takes right after creating the file.
    *
    * @param tmp where the folders are
    * @return the number of folders removed
    */
   static int removeLeftOvers(Path tmp) {
     int removed = 0;
-    try (DirectoryStream<Path> dirs = Files.newDirectoryStream(tmp, PREFIX + "*")) {
-      for (Path dir : dirs) {
-        if (Files.isDirectory(dir) && leftOver(dir)) {
-          deleteQuietly(dir);
+    List<Path> dirs;
+    try (DirectoryStream<Path> found = Files.newDirectoryStream(tmp, PREFIX + "*")) {
+      dirs = new ArrayList<>();
+      found.forEach(dirs::add);
+    } catch (IOException | java.nio.file.DirectoryIteratorException e) {
+      LOG.debug("Cannot list {}: {}", tmp, e.getMessage());
+      return 0;
+    }
+    for (Path dir : dirs) {
+      if (OWN.contains(dir.toAbsolutePath()) || !Files.isDirectory(dir)) {
+        continue;
+      }
+      try {
+        if (removeIfLeftOver(dir)) {
           removed++;
         }
+      } catch (IOException | RuntimeException e) {
+        // gone meanwhile (another sweep), or not ours to open: the next folder
+        LOG.debug("Cannot check or remove {}: {}", dir, e.toString());
       }
-    } catch (IOException e) {
-      LOG.debug("Cannot list {}: {}", tmp, e.getMessage());
     }
     if (removed > 0) {
       LOG.info(
@@ -234,23 +286,34 @@ public final class BronzeChangeRead {
     return removed;
   }
 
-  private static boolean leftOver(Path dir) throws IOException {
+  private static boolean removeIfLeftOver(Path dir) throws IOException {
     Path lockFile = dir.resolve(LOCK);
     if (!Files.exists(lockFile)) {
-      return Files.getLastModifiedTime(dir).toInstant().isBefore(Instant.now().minus(UNLOCKED_AGE));
+      if (olderThan(dir, UNLOCKED_AGE)) {
+        deleteQuietly(dir);
+        return true;
+      }
+      return false;
+    }
+    if (!olderThan(lockFile, LOCKED_AGE)) {
+      return false;
     }
     try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.WRITE);
         FileLock lock = channel.tryLock()) {
-      return lock != null;
-    } catch (OverlappingFileLockException e) {
-      return false; // held by a read of this process
-    } catch (IOException e) {
-      return false; // not ours to open (another user's): keep it
+      if (lock == null) {
+        return false; // held by a running read of another process
+      }
+      deleteQuietly(dir); // under the lock: a second sweep waits or finds it gone
+      return true;
     }
   }
 
+  private static boolean olderThan(Path p, Duration age) throws IOException {
+    return Files.getLastModifiedTime(p).toInstant().isBefore(Instant.now().minus(age));
+  }
+
   private static void deleteQuietly(Path dir) {
-    if (dir == null) {
+    if (dir == null || !Files.exists(dir)) {
       return;
     }
     try (var paths = Files.walk(dir)) {
@@ -259,7 +322,7 @@ public final class BronzeChangeRead {
       for (Path p : all) {
         Files.deleteIfExists(p);
       }
-    } catch (IOException e) {
+    } catch (IOException | java.io.UncheckedIOException e) {
       LOG.debug("Cannot remove {}: {}", dir, e.getMessage());
     }
   }

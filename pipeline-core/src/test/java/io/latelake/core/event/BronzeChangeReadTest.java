@@ -6,11 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.testing.SparkTestBase;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -59,13 +56,19 @@ class BronzeChangeReadTest extends SparkTestBase {
   }
 
   @Test
-  void theWindowsOfTheValidRowsCommittedAfterTheVersion() {
-    assertThat(BronzeChangeRead.windowsAfter(spark, bronze, "m", "change_read_m", 0, 2, WINDOW))
+  void theWindowsOfTheValidRowsCommittedAfterTheVersion(@TempDir Path folders) throws IOException {
+    assertThat(
+            BronzeChangeRead.windowsAfter(
+                spark, bronze, "m", "change_read_m", 0, 2, WINDOW, folders))
         .containsExactly(
             Instant.parse("2014-11-10T12:00:10Z"), Instant.parse("2014-11-10T12:00:30Z"));
-    assertThat(BronzeChangeRead.windowsAfter(spark, bronze, "m", null, 1, 2, WINDOW))
+    assertThat(BronzeChangeRead.windowsAfter(spark, bronze, "m", null, 1, 2, WINDOW, folders))
         .containsExactly(Instant.parse("2014-11-10T12:00:30Z"));
-    assertThat(BronzeChangeRead.windowsAfter(spark, bronze, "m", null, 2, 2, WINDOW)).isEmpty();
+    assertThat(BronzeChangeRead.windowsAfter(spark, bronze, "m", null, 2, 2, WINDOW, folders))
+        .isEmpty();
+    try (Stream<Path> left = Files.list(folders)) {
+      assertThat(left).isEmpty();
+    }
   }
 
   @Test
@@ -88,41 +91,77 @@ class BronzeChangeReadTest extends SparkTestBase {
         .isExactlyInstanceOf(LakeConfigException.class)
         .hasMessageStartingWith(
             "bronze_events no longer keeps version 3, where the change read of"
-                + " events_per_device_10s starts ([DELTA_VERSION_NOT_FOUND] Cannot time travel"
-                + " Delta table to version 3. Available versions: [6, 11].")
+                + " events_per_device_10s starts ([DELTA_VERSION_NOT_FOUND]")
         .hasMessageContaining("Run `correct --since <instant>` once");
     try (Stream<Path> left = Files.list(folders)) {
       assertThat(left).isEmpty();
     }
-    assertThat(BronzeChangeRead.windowsAfter(spark, cleaned, "m", null, 9, 11, WINDOW))
+    assertThat(BronzeChangeRead.windowsAfter(spark, cleaned, "m", null, 9, 11, WINDOW, folders))
         .containsExactly(Instant.parse("2014-11-10T12:00:00Z"));
   }
 
+  /**
+   * Folders of reads in a temporary directory: one killed (its lock file old and unlocked), one of
+   * a read running in another process (its lock held by a child JVM), one whose read is starting (a
+   * lock file younger than ten minutes), one killed before it made its lock file (no lock file, two
+   * hours old), one just created. Only the two killed ones go.
+   */
   @Test
-  void theFoldersOfKilledReadsAreRemovedAndThoseInUseKept(@TempDir Path tmp) throws IOException {
-    Path killed = Files.createDirectory(tmp.resolve(BronzeChangeRead.PREFIX + "1"));
+  void theFoldersOfKilledReadsAreRemovedAndThoseInUseKept(@TempDir Path tmp) throws Exception {
+    FileTime twentyMinutesAgo = FileTime.from(Instant.now().minus(Duration.ofMinutes(20)));
+    Path killed = folder(tmp, "1");
     Files.createDirectories(killed.resolve("checkpoint/offsets"));
-    Files.writeString(killed.resolve("owner.lock"), "");
-    Path running = Files.createDirectory(tmp.resolve(BronzeChangeRead.PREFIX + "2"));
-    Path startingNow = Files.createDirectory(tmp.resolve(BronzeChangeRead.PREFIX + "3"));
-    Path killedAsItStarted = Files.createDirectory(tmp.resolve(BronzeChangeRead.PREFIX + "4"));
+    Files.setLastModifiedTime(
+        Files.writeString(killed.resolve("owner.lock"), ""), twentyMinutesAgo);
+    Path running = folder(tmp, "2");
+    Path starting = folder(tmp, "3");
+    Files.writeString(starting.resolve("owner.lock"), "");
+    Path killedAsItStarted = folder(tmp, "4");
     Files.setLastModifiedTime(
         killedAsItStarted, FileTime.from(Instant.now().minus(Duration.ofHours(2))));
+    Path created = folder(tmp, "5");
     Path other = Files.createDirectory(tmp.resolve("other-folder"));
-    try (FileChannel channel =
-            FileChannel.open(
-                running.resolve("owner.lock"),
-                StandardOpenOption.CREATE,
-                StandardOpenOption.WRITE);
-        FileLock held = channel.lock()) {
+
+    Path lockFile = running.resolve("owner.lock");
+    Path holder = tmp.resolve("LockHolder.java");
+    Files.writeString(
+        holder,
+        "import java.nio.channels.FileChannel; import java.nio.file.*;\n"
+            + "public class LockHolder { public static void main(String[] a) throws Exception {\n"
+            + "  try (FileChannel c = FileChannel.open(Path.of(a[0]), StandardOpenOption.CREATE,"
+            + " StandardOpenOption.WRITE); var l = c.lock()) {\n"
+            + "    System.out.println(\"locked\"); System.out.flush(); System.in.read(); } } }\n");
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                holder.toString(),
+                lockFile.toString())
+            .redirectErrorStream(true)
+            .start();
+    try (var out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()))) {
+      assertThat(out.readLine()).isEqualTo("locked");
+      Files.setLastModifiedTime(lockFile, twentyMinutesAgo);
       assertThat(BronzeChangeRead.removeLeftOvers(tmp)).isEqualTo(2);
+    } finally {
+      p.getOutputStream().close();
+      p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+      p.destroyForcibly();
     }
     try (Stream<Path> left = Files.list(tmp)) {
-      assertThat(left.map(p -> p.getFileName().toString()))
+      assertThat(left.map(f -> f.getFileName().toString()))
           .containsExactlyInAnyOrder(
               running.getFileName().toString(),
-              startingNow.getFileName().toString(),
-              other.getFileName().toString());
+              starting.getFileName().toString(),
+              created.getFileName().toString(),
+              other.getFileName().toString(),
+              holder.getFileName().toString());
     }
+    // the holder has ended: its folder is a left-over now
+    assertThat(BronzeChangeRead.removeLeftOvers(tmp)).isEqualTo(1);
+    assertThat(running).doesNotExist();
+  }
+
+  private static Path folder(Path tmp, String suffix) throws IOException {
+    return Files.createDirectory(tmp.resolve(BronzeChangeRead.PREFIX + suffix));
   }
 }
