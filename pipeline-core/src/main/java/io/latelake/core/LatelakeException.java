@@ -30,8 +30,9 @@ package io.latelake.core;
  *       &lt;what&gt;: &lt;cause&gt;"</td></tr>
  * </table>
  *
- * <p>Exit code 3 (an audit or alert beyond tolerance) is a result, not an error; 143 is a stream
- * stopped by SIGTERM.
+ * <p>Exit code 3 (an audit or alert beyond tolerance) is a result, not an error; 143 is a command
+ * stopped by SIGTERM (a stream after its running micro-batch, a batch command with its Spark jobs
+ * cancelled).
  */
 public abstract class LatelakeException extends RuntimeException {
   private final ExitCode exitCode;

@@ -3,6 +3,7 @@ package io.latelake.core.cli;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.util.ShutdownHookManager;
 import org.apache.spark.SparkContext;
 import org.slf4j.Logger;
@@ -33,6 +34,9 @@ final class BatchStop {
 
   private static final Duration CANCEL_EVERY = Duration.ofMillis(200);
 
+  /** Set once a hook of this JVM has begun a stop. */
+  private static final AtomicBoolean STOPPED = new AtomicBoolean();
+
   private final CountDownLatch ended = new CountDownLatch(1);
   private final Runnable hook;
 
@@ -48,18 +52,25 @@ final class BatchStop {
           if (ended.getCount() == 0) {
             return; // the command had ended: an exit, not a stop
           }
+          STOPPED.set(true);
           LOG.info(
               "{} stopping on SIGTERM: its running Spark jobs are cancelled; each table keeps its"
                   + " last complete commit; run it again to finish its work",
               command);
-          quietCancelledTasks();
           long deadline = System.nanoTime() + WAIT.toNanos();
           try {
-            while (!ended.await(CANCEL_EVERY.toMillis(), TimeUnit.MILLISECONDS)
-                && System.nanoTime() < deadline) {
+            quietCancelledTasks();
+            do {
               if (!sc.isStopped()) {
                 sc.cancelAllJobs();
               }
+            } while (!ended.await(CANCEL_EVERY.toMillis(), TimeUnit.MILLISECONDS)
+                && System.nanoTime() < deadline);
+            if (ended.getCount() > 0) {
+              LOG.warn(
+                  "{} did not end within {} s of SIGTERM; Spark's own shutdown stops it now",
+                  command,
+                  WAIT.toSeconds());
             }
             // Killed tasks end at their next check: Spark's hook, next, removes the blocks they
             // may still read.
@@ -112,9 +123,10 @@ final class BatchStop {
   }
 
   /**
-   * @return true while the JVM shuts down (SIGTERM, or an exit in progress)
+   * @return true once SIGTERM has stopped a batch command of this JVM: what the command then throws
+   *     is the stop's consequence
    */
-  static boolean shuttingDown() {
-    return ShutdownHookManager.get().isShutdownInProgress();
+  static boolean stopped() {
+    return STOPPED.get();
   }
 }

@@ -102,15 +102,17 @@ public abstract class JobCommand<T> implements Callable<Integer> {
     SparkSession spark =
         SparkSessions.create(
             appName(), catalog.registeredByJobs() ? CatalogSessions.withCatalog(config) : config);
-    Optional<BatchStop> stop =
-        stopsItselfOnSigterm()
-            ? Optional.empty()
-            : Optional.of(new BatchStop(appName(), spark.sparkContext()));
-    Optional<StreamMetrics> metrics = metricsPlan.map(p -> StreamMetrics.install(spark, p));
+    Optional<BatchStop> stop = Optional.empty();
+    Optional<StreamMetrics> metrics = Optional.empty();
     Optional<JobCatalog> registration = Optional.empty();
     long started = System.nanoTime();
     int exit = ExitCode.RUNTIME_FAILURE.code();
     try {
+      stop =
+          stopsItselfOnSigterm()
+              ? Optional.empty()
+              : Optional.of(new BatchStop(appName(), spark.sparkContext()));
+      metrics = metricsPlan.map(p -> StreamMetrics.install(spark, p));
       registration = JobCatalog.start(spark, catalog);
       ExitCode code = run(JobContext.start(spark, tables, clock()), prepared);
       if (!org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress()) {
@@ -128,6 +130,8 @@ public abstract class JobCommand<T> implements Callable<Integer> {
       }
       throw e;
     } finally {
+      // first: once the command has ended, an exit's shutdown is not a stop
+      stop.ifPresent(BatchStop::ended);
       int code = exit;
       // a stream stopped by SIGTERM: the JVM is exiting (143); no push races its halt
       boolean stopping = org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress();
@@ -147,7 +151,6 @@ public abstract class JobCommand<T> implements Callable<Integer> {
       if (!org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress()) {
         SparkSessions.stop(spark);
       }
-      stop.ifPresent(BatchStop::ended);
     }
   }
 }

@@ -159,8 +159,8 @@ public abstract class BatchAction<O, R extends ActionResult> {
       try {
         return task.get();
       } catch (InterruptedException e) {
+        close(); // before the interrupt is set again, which would cut its wait short
         Thread.currentThread().interrupt();
-        close();
         throw new IllegalStateException("Interrupted while waiting for the step " + description, e);
       } catch (CancellationException e) {
         throw new IllegalStateException("The step " + description + " was cancelled", e);

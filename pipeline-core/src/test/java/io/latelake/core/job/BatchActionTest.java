@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latelake.core.config.LakeConfigException;
 import io.latelake.core.table.TableRegistry;
+import io.latelake.core.testing.SlowJob;
 import io.latelake.core.testing.SparkTestBase;
 import java.time.Duration;
 import java.util.List;
-import org.apache.spark.TaskContext;
-import org.apache.spark.api.java.function.MapFunction;
-import org.apache.spark.sql.Encoders;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -84,28 +82,12 @@ class BatchActionTest extends SparkTestBase {
 
     @Override
     public Seen run() {
-      try (Beside<Long> slow =
-          beside(
-              "ten minutes beside",
-              () ->
-                  spark
-                      .range(0, 1, 1, 1)
-                      .map(
-                          (MapFunction<Long, Long>)
-                              x -> {
-                                // ten minutes unless Spark kills the task (cancelled job)
-                                long end = System.nanoTime() + 600_000_000_000L;
-                                while (!TaskContext.get().isInterrupted()
-                                    && System.nanoTime() < end) {
-                                  Thread.sleep(100);
-                                }
-                                return x;
-                              },
-                          Encoders.LONG())
-                      .count())) {
+      try (Beside<Long> slow = beside("ten minutes beside", () -> SlowJob.tenMinutes(spark))) {
         this.slow = slow;
-        while (spark.sparkContext().statusTracker().getActiveJobIds().length == 0) {
-          Thread.onSpinWait();
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (spark.sparkContext().statusTracker().getActiveJobIds().length == 0
+            && System.nanoTime() < deadline) {
+          sleep(20);
         }
         throw new LakeConfigException("the caller failed first");
       }
@@ -124,6 +106,14 @@ class BatchActionTest extends SparkTestBase {
     assertThatThrownBy(() -> caller.slow.join())
         .isExactlyInstanceOf(IllegalStateException.class)
         .hasMessage("The step ten minutes beside was cancelled");
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private int[] activeJobsAfterAtMost(Duration wait) throws InterruptedException {
