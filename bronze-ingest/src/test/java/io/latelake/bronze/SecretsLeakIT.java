@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.latelake.bronze.replay.LandingWriter;
 import io.latelake.core.testing.SparkTestBase;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -86,24 +85,9 @@ class SecretsLeakIT extends SparkTestBase {
   private record Run(int code, String stdout, String stderr) {}
 
   private Run bronze(Path work, String name, Path config, List<String> sets) throws Exception {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (arg.startsWith("--add-")
-          || arg.startsWith("-XX:+Ignore")
-          || arg.startsWith("-XX:TieredStopAtLevel")
-          || arg.startsWith("-XX:ReservedCodeCacheSize")
-          || arg.startsWith("-Djdk.reflect")
-          || arg.startsWith("-Dio.netty")) {
-        cmd.add(arg);
-      }
-    }
-    // The test JVM's Delta settings (spark.databricks.*, set by the build for every test).
-    for (String property : System.getProperties().stringPropertyNames()) {
-      if (property.startsWith("spark.databricks.")) {
-        cmd.add("-D" + property + "=" + System.getProperty(property));
-      }
-    }
+    // Spark's module flags and the test JVM's Delta and codegen settings
+    List<String> cmd = new ArrayList<>(io.latelake.core.testing.ChildJvm.java());
+    cmd.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=240m"));
     cmd.addAll(
         List.of(
             "-Xmx1g",

@@ -1,7 +1,6 @@
 package io.latelake.app;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,23 +43,8 @@ final class StreamProcess implements AutoCloseable {
       throws IOException {
     Files.createDirectories(log.toAbsolutePath().getParent());
     Files.deleteIfExists(log);
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (a.startsWith("--add-")
-          || a.startsWith("-XX:+IgnoreUnrecognized")
-          || a.startsWith("-Djdk.reflect")
-          || a.startsWith("-Dio.netty")) {
-        cmd.add(a);
-      }
-    }
-    // The test JVM's Delta and codegen settings (spark.databricks.*, spark.sql.codegen.*: set by
-    // the build for every test).
-    for (String name : System.getProperties().stringPropertyNames()) {
-      if (name.startsWith("spark.databricks.") || name.startsWith("spark.sql.codegen.")) {
-        cmd.add("-D" + name + "=" + System.getProperty(name));
-      }
-    }
+    // Spark's module flags and the test JVM's Delta and codegen settings
+    List<String> cmd = new ArrayList<>(io.latelake.core.testing.ChildJvm.java());
     // A child lives for seconds to a few minutes: the client compiler alone starts it sooner
     // and leaves the two cores to Spark instead of to C2 compiler threads.
     cmd.addAll(
