@@ -27,7 +27,7 @@ STOP_TIMEOUT=30
 MASTER_CLASS=org.apache.spark.deploy.master.Master
 WORKER_CLASS=org.apache.spark.deploy.worker.Worker
 
-# The flags spark-submit passes on Java 17: one list, spark.jvm.opens in pom.xml.
+# The flags spark-submit passes on Java 17 but the incubator module: one list, spark.jvm.opens in pom.xml.
 # shellcheck source=lib/jvm-opens.sh
 source "$ROOT/scripts/lib/jvm-opens.sh"
 latelake_jvm_opens

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# The JVM flags spark-submit passes on Java 17 (Spark's launcher JavaModuleOptions), for the
+# The JVM flags spark-submit passes on Java 17 (Spark's launcher JavaModuleOptions) but
+# --add-modules=jdk.incubator.vector (see pom.xml), for the
 # scripts that start Spark JVMs themselves. One list: the spark.jvm.opens property of pom.xml,
 # which the tests' JVMs get from Maven; read here into the array OPENS.
 # Needs ROOT (the repository's root).
