@@ -40,26 +40,38 @@ final class BatchStop {
   private final CountDownLatch ended = new CountDownLatch(1);
   private final Runnable hook;
 
+  /** The session's context once it exists; before that a stop has no Spark job to cancel. */
+  private volatile SparkContext context;
+
   /**
-   * Registers the hook.
+   * Registers the hook, before the command loads its config or starts its session: a SIGTERM that
+   * comes before {@link #attach} logs its line too.
    *
    * @param command the command's name, in the log line
-   * @param sc the session's context, whose jobs the hook cancels
    */
-  BatchStop(String command, SparkContext sc) {
+  BatchStop(String command) {
     hook =
         () -> {
           if (ended.getCount() == 0) {
             return; // the command had ended: an exit, not a stop
           }
           STOPPED.set(true);
+          quietCancelledTasks();
+          SparkContext sc = context;
+          if (sc == null) {
+            // A session started from now on fails at once: Spark cannot add its shutdown hook
+            // while the JVM shuts down.
+            LOG.info(
+                "{} stopping on SIGTERM before its Spark session started: nothing was written",
+                command);
+            return;
+          }
           LOG.info(
               "{} stopping on SIGTERM: its running Spark jobs are cancelled; each table keeps its"
                   + " last complete commit; run it again to finish its work",
               command);
           long deadline = System.nanoTime() + WAIT.toNanos();
           try {
-            quietCancelledTasks();
             do {
               if (!sc.isStopped()) {
                 sc.cancelAllJobs();
@@ -85,6 +97,13 @@ final class BatchStop {
         };
     ShutdownHookManager.get()
         .addShutdownHook(hook, SHUTDOWN_HOOK_PRIORITY, WAIT.toSeconds() + 10, TimeUnit.SECONDS);
+  }
+
+  /**
+   * @param sc the command's session context, whose jobs a stop from now on cancels
+   */
+  void attach(SparkContext sc) {
+    context = sc;
   }
 
   private static int runningTasks(SparkContext sc) {

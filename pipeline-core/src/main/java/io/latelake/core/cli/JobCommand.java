@@ -31,6 +31,8 @@ import picocli.CommandLine.Mixin;
  * @param <T> the job's typed config
  */
 public abstract class JobCommand<T> implements Callable<Integer> {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JobCommand.class);
+
   @Mixin protected ConfigOptions options = new ConfigOptions();
 
   /**
@@ -88,33 +90,43 @@ public abstract class JobCommand<T> implements Callable<Integer> {
 
   @Override
   public final Integer call() {
-    Config config = options.load();
-    TableRegistry tables = TableRegistry.fromConfig(config);
-    T prepared = prepare(config);
-    Optional<Pushgateway> push = Pushgateway.fromConfig(config);
-    pushing = push.isPresent();
-    Optional<io.latelake.core.metrics.StreamMetricsPlan> metricsPlan =
-        StreamMetrics.enabled(config)
-            ? Optional.of(io.latelake.core.metrics.StreamMetricsPlan.fromConfig(config))
-            : Optional.empty();
-    CatalogConfig catalog = CatalogConfig.fromConfig(config);
-    ConfigLoader.logEffective(config);
-    SparkSession spark =
-        SparkSessions.create(
-            appName(), catalog.registeredByJobs() ? CatalogSessions.withCatalog(config) : config);
-    Optional<BatchStop> stop = Optional.empty();
+    // first: a SIGTERM while the config loads or the session starts is a stop too
+    Optional<BatchStop> stop =
+        stopsItselfOnSigterm() ? Optional.empty() : Optional.of(new BatchStop(appName()));
+    Optional<Pushgateway> push = Optional.empty();
+    SparkSession spark = null;
     Optional<StreamMetrics> metrics = Optional.empty();
     Optional<JobCatalog> registration = Optional.empty();
     long started = System.nanoTime();
     int exit = ExitCode.RUNTIME_FAILURE.code();
     try {
-      stop =
-          stopsItselfOnSigterm()
-              ? Optional.empty()
-              : Optional.of(new BatchStop(appName(), spark.sparkContext()));
-      metrics = metricsPlan.map(p -> StreamMetrics.install(spark, p));
-      registration = JobCatalog.start(spark, catalog);
-      ExitCode code = run(JobContext.start(spark, tables, clock()), prepared);
+      Config config = options.load();
+      TableRegistry tables = TableRegistry.fromConfig(config);
+      T prepared = prepare(config);
+      push = Pushgateway.fromConfig(config);
+      pushing = push.isPresent();
+      Optional<io.latelake.core.metrics.StreamMetricsPlan> metricsPlan =
+          StreamMetrics.enabled(config)
+              ? Optional.of(io.latelake.core.metrics.StreamMetricsPlan.fromConfig(config))
+              : Optional.empty();
+      CatalogConfig catalog = CatalogConfig.fromConfig(config);
+      ConfigLoader.logEffective(config);
+      long starting = System.nanoTime();
+      spark =
+          SparkSessions.create(
+              appName(), catalog.registeredByJobs() ? CatalogSessions.withCatalog(config) : config);
+      started = System.nanoTime();
+      LOG.info(
+          "{}: Spark {} session on {} started in {} s",
+          appName(),
+          spark.version(),
+          spark.sparkContext().master(),
+          String.format("%.1f", (started - starting) / 1e9));
+      SparkSession session = spark;
+      stop.ifPresent(s -> s.attach(session.sparkContext()));
+      metrics = metricsPlan.map(p -> StreamMetrics.install(session, p));
+      registration = JobCatalog.start(session, catalog);
+      ExitCode code = run(JobContext.start(session, tables, clock()), prepared);
       if (!org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress()) {
         registration.ifPresent(JobCatalog::register);
       }
@@ -133,6 +145,7 @@ public abstract class JobCommand<T> implements Callable<Integer> {
       // first: once the command has ended, an exit's shutdown is not a stop
       stop.ifPresent(BatchStop::ended);
       int code = exit;
+      long tookNanos = System.nanoTime() - started;
       // a stream stopped by SIGTERM: the JVM is exiting (143); no push races its halt
       boolean stopping = org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress();
       push.filter(p -> !stopping)
@@ -141,14 +154,15 @@ public abstract class JobCommand<T> implements Callable<Integer> {
                   p.push(
                       appName(),
                       code,
-                      java.time.Duration.ofNanos(System.nanoTime() - started),
+                      java.time.Duration.ofNanos(tookNanos),
                       clock().instant(),
                       figures));
       registration.ifPresent(JobCatalog::close);
       metrics.ifPresent(m -> m.stopReading());
       // On SIGTERM Spark's own shutdown hook stops the session, after the streams' graceful stop
       // (see StreamRunner); stopping it here as well could cut that stop short.
-      if (!org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress()) {
+      if (spark != null
+          && !org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress()) {
         SparkSessions.stop(spark);
       }
     }

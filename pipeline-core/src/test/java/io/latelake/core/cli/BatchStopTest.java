@@ -56,18 +56,68 @@ class BatchStopTest {
     }
   }
 
+  /** A batch command that is still preparing, before its session starts, when SIGTERM comes. */
+  @Command(name = "preparing")
+  public static final class Preparing extends JobCommand<Void> {
+    @Override
+    protected Void prepare(Config config) {
+      System.out.println("preparing");
+      try {
+        Thread.sleep(TimeUnit.MINUTES.toMillis(10));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return null;
+    }
+
+    @Override
+    protected ExitCode run(JobContext context, Void prepared) {
+      System.out.println("the session started");
+      return ExitCode.OK;
+    }
+
+    public static void main(String[] args) {
+      System.exit(Launcher.execute(new Preparing(), args));
+    }
+  }
+
+  @Test
+  void sigtermBeforeTheSessionStartsEndsInOneLineWith143(@TempDir Path tmp) throws Exception {
+    Path log = tmp.resolve("preparing.log");
+    Process p = start(Preparing.class, log, tmp.resolve("lake"));
+    try {
+      awaitLine(p, log, "preparing");
+      p.destroy(); // SIGTERM
+      assertThat(p.waitFor(2, TimeUnit.MINUTES)).isTrue();
+      String text = Files.readString(log);
+      assertThat(p.exitValue()).as(text).isEqualTo(143);
+      assertThat(text)
+          .contains(
+              " INFO  BatchStop: latelake-preparing stopping on SIGTERM before its Spark session"
+                  + " started: nothing was written")
+          .doesNotContain("the session started")
+          .doesNotContain(" ERROR ")
+          .doesNotContain("\tat ");
+      assertThat(Files.exists(tmp.resolve("lake"))).isFalse();
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+
+  private static void awaitLine(Process p, Path log, String line) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    while (!Files.readString(log).contains(line) && p.isAlive() && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+    }
+    assertThat(Files.readString(log)).contains(line);
+  }
+
   @Test
   void sigtermCancelsTheJobAndEndsInOneLineWith143(@TempDir Path tmp) throws Exception {
     Path log = tmp.resolve("sleepy.log");
-    Process p = start(log, tmp.resolve("lake"));
+    Process p = start(Sleepy.class, log, tmp.resolve("lake"));
     try {
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-      while (!Files.readString(log).contains("the job is running")
-          && p.isAlive()
-          && System.nanoTime() < deadline) {
-        Thread.sleep(100);
-      }
-      assertThat(Files.readString(log)).contains("the job is running");
+      awaitLine(p, log, "the job is running");
       p.destroy(); // SIGTERM
       assertThat(p.waitFor(2, TimeUnit.MINUTES)).isTrue();
       String text = Files.readString(log);
@@ -84,7 +134,7 @@ class BatchStopTest {
     }
   }
 
-  private static Process start(Path log, Path lake) throws IOException {
+  private static Process start(Class<?> main, Path log, Path lake) throws IOException {
     List<String> cmd = new ArrayList<>(ChildJvm.java());
     cmd.addAll(
         List.of(
@@ -97,7 +147,7 @@ class BatchStopTest {
                 + Path.of("..", "conf", "log4j2-local.properties").toAbsolutePath().normalize(),
             "-cp",
             System.getProperty("java.class.path"),
-            Sleepy.class.getName(),
+            main.getName(),
             "--set",
             "lake.root=\"" + lake + "\""));
     ProcessBuilder pb =
