@@ -378,6 +378,21 @@ class CorrectionSeedExampleTest extends SparkTestBase {
                 + drift.metrics().get(0).watermark());
     assertThat(io.latelake.correction.AuditMain.exitCode(drift))
         .isEqualTo(ExitCode.AUDIT_DIFFERENCES);
+
+    // a range gold holds no closed window of: said, not "0 of 0 differ"
+    AuditJob.Result empty =
+        new AuditJob(
+                JobContext.start(spark, tables),
+                new RangeSpec(
+                    config,
+                    List.of(config.metric("page_5m")),
+                    new DayRange(LocalDate.parse("2024-05-10"), LocalDate.parse("2024-05-11"))))
+            .run();
+    assertThat(empty.summary())
+        .isEqualTo(
+            "page_5m: no published closed window in this range, nothing compared, watermark"
+                + " 2024-05-14T10:20:00Z");
+    assertThat(io.latelake.correction.AuditMain.exitCode(empty)).isEqualTo(ExitCode.OK);
     assertThat(audit("audit"))
         .containsExactly(
             "page_5m_ig 10:00 {\"page\":\"/home\"} "

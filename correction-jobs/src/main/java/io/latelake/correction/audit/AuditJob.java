@@ -81,8 +81,9 @@ public final class AuditJob extends CorrectionAction<RangeSpec, AuditJob.Result>
 
     /**
      * @return per metric, e.g. {@code events_per_device_10s: 0 of 1514 published closed windows
-     *     differ from the recompute (0 beyond tolerance), watermark 2014-11-10T14:06:54.108Z},
-     *     joined by {@code "; "}
+     *     differ from the recompute (0 beyond tolerance), watermark 2014-11-10T14:06:54.108Z} or,
+     *     when gold holds no closed window in the range, {@code events_per_device_10s: no published
+     *     closed window in this range, nothing compared, watermark ...}, joined by {@code "; "}
      */
     @Override
     public String summary() {
@@ -91,15 +92,20 @@ public final class AuditJob extends CorrectionAction<RangeSpec, AuditJob.Result>
           metrics.stream()
               .map(
                   m ->
-                      m.metric()
-                          + ": "
-                          + m.differences()
-                          + " of "
-                          + m.compared()
-                          + " published closed windows differ from the recompute ("
-                          + m.beyondTolerance()
-                          + " beyond tolerance), watermark "
-                          + (m.watermark() == null ? "none yet" : m.watermark().toString()))
+                      m.compared() == 0 && m.watermark() != null
+                          ? m.metric()
+                              + ": no published closed window in this range, nothing compared,"
+                              + " watermark "
+                              + m.watermark()
+                          : m.metric()
+                              + ": "
+                              + m.differences()
+                              + " of "
+                              + m.compared()
+                              + " published closed windows differ from the recompute ("
+                              + m.beyondTolerance()
+                              + " beyond tolerance), watermark "
+                              + (m.watermark() == null ? "none yet" : m.watermark().toString()))
               .toList());
     }
 
@@ -174,7 +180,19 @@ public final class AuditJob extends CorrectionAction<RangeSpec, AuditJob.Result>
                       .and(col("beyond_tolerance")))
               .count();
     }
-    LOG.info(
+    if (compared == 0) {
+      // "0 of 0 differ" would read as a clean audit: nothing was compared.
+      LOG.warn(
+          "audit {}: gold holds no published closed window starting on {}..{} (watermark {}):"
+              + " nothing was compared. Give the event days gold holds with --from/--to or"
+              + " --lookback-days",
+          metric.name(),
+          range.from(),
+          range.to(),
+          wm.get());
+    }
+    // the command's summary line says the same per metric
+    LOG.debug(
         "audit {}: closed windows up to watermark {} starting {}..{}: {} published, {} differences,"
             + " {} beyond tolerance {}",
         metric.name(),
