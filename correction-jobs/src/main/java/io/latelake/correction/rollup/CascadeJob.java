@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
@@ -101,8 +102,8 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
                 + ".."
                 + range.to()
                 + ": "
-                + CorrectionTables.summary(inRange)
-                + " days of the range were never built by rebuild (no row in gold.daily_"
+                + CorrectionTables.summary(inRange, "day")
+                + " of the range were never built by rebuild (no row in gold.daily_"
                 + m.name()
                 + " and no rebuild of them in monitoring.rollup_runs), so their "
                 + (rollups.size() == 1 ? rollups.get(0).unit() : "period")
@@ -110,7 +111,16 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
                 + inRange.get(0)
                 + " --to "
                 + inRange.get(inRange.size() - 1)
-                + "` first");
+                + "` first"
+                + heldDays(m)
+                    .map(
+                        h ->
+                            " (gold.daily_"
+                                + m.name()
+                                + " holds days "
+                                + h
+                                + ": to cascade those, give them with --from/--to)")
+                    .orElse(" (gold.daily_" + m.name() + " holds no day yet)"));
       }
       missingByMetric.put(m.name(), missing);
     }
@@ -126,12 +136,12 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
             within(missingByMetric.get(m.name()), from, to.isAfter(today) ? today : to);
         if (!missing.isEmpty()) {
           LOG.warn(
-              "cascade {}{}: {} days of the first or last {} of {}..{} lie outside "
+              "cascade {}{}: {} of the first or last {} of {}..{} lie outside "
                   + "the range and were never rebuilt: those {}s hold only the days that were "
                   + "(rebuild them to complete the {}s)",
               p.tablePrefix(),
               m.name(),
-              CorrectionTables.summary(missing),
+              CorrectionTables.summary(missing, "day"),
               p.unit(),
               range.from(),
               range.to(),
@@ -169,6 +179,22 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
 
   private static List<LocalDate> within(List<LocalDate> days, LocalDate from, LocalDate to) {
     return days.stream().filter(d -> !d.isBefore(from) && !d.isAfter(to)).toList();
+  }
+
+  /**
+   * @return the first and last {@code event_date} of {@code gold.daily_<metric>}, e.g. {@code
+   *     2024-11-03..2024-11-04}, or empty when it holds no row: one small aggregate, only for the
+   *     refusal's message
+   */
+  private Optional<String> heldDays(MetricSpec m) {
+    Row r =
+        spark
+            .read()
+            .format("delta")
+            .load(tables.daily(m))
+            .selectExpr("cast(min(event_date) as string)", "cast(max(event_date) as string)")
+            .first();
+    return r.isNullAt(0) ? Optional.empty() : Optional.of(r.getString(0) + ".." + r.getString(1));
   }
 
   /**
@@ -279,7 +305,7 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
           });
     }
     LOG.info(
-        "cascade {}{} {}..{} ({}): {} rows changed in {} {}s; the changed {}s "
+        "cascade {}{} {}..{} ({}): {} rows changed in {}; the changed {}s "
             + "are in monitoring.rollup_runs",
         period.tablePrefix(),
         metric.name(),
@@ -287,8 +313,7 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
         to,
         config.rollupZone(),
         rows.size(),
-        CorrectionTables.summary(List.copyOf(periods)),
-        period.unit(),
+        CorrectionTables.summary(List.copyOf(periods), period.unit()),
         period.unit());
     return new CascadeResult(
         metric.name(), period, List.copyOf(periods), rows.size(), List.copyOf(partialDays));

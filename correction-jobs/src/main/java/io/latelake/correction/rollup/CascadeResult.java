@@ -34,15 +34,12 @@ public record CascadeResult(
         + ": "
         + rowsChanged
         + " rows changed in "
-        + CorrectionTables.summary(changedPeriods)
-        + " "
-        + unit
-        + "s"
+        + CorrectionTables.summary(changedPeriods, unit)
         + (partialDays.isEmpty()
             ? ""
             : "; "
-                + CorrectionTables.summary(partialDays)
-                + " days of the edge "
+                + CorrectionTables.summary(partialDays, "day")
+                + " of the edge "
                 + unit
                 + "s never rebuilt");
   }

@@ -67,8 +67,8 @@ public final class RebuildJob extends CorrectionAction<RangeSpec, RebuildJob.Res
       return "daily_"
           + metric
           + ": "
-          + CorrectionTables.summary(changedDays)
-          + " days changed, "
+          + CorrectionTables.summary(changedDays, "day")
+          + " changed, "
           + rowsWritten
           + " rows written";
     }
@@ -185,13 +185,13 @@ public final class RebuildJob extends CorrectionAction<RangeSpec, RebuildJob.Res
       }
     }
     LOG.info(
-        "rebuild daily_{} {}..{} ({}): {} days changed, {} rows written; the changed "
+        "rebuild daily_{} {}..{} ({}): {} changed, {} rows written; the changed "
             + "days are in monitoring.rollup_runs",
         metric.name(),
         range.from(),
         range.to(),
         config.rollupZone(),
-        CorrectionTables.summary(List.copyOf(changed)),
+        CorrectionTables.summary(List.copyOf(changed), "day"),
         written);
     return new MetricResult(metric.name(), List.copyOf(changed), written);
   }

@@ -148,13 +148,27 @@ public final class CorrectionTables {
   }
 
   /**
-   * @return "N (first F, last L)" for a sorted list of dates, or "0": a log line never carries the
-   *     whole list (that is in {@code monitoring.rollup_runs})
+   * @param dates sorted dates
+   * @param unit what one date stands for, e.g. {@code day} or {@code week}
+   * @return {@code "0 days"}, {@code "1 day (2024-11-02)"} or {@code "3 days
+   *     (2024-11-02..2024-11-04)"}: a log line never carries the whole list (that is in {@code
+   *     monitoring.rollup_runs})
    */
-  public static String summary(List<java.time.LocalDate> dates) {
-    return dates.isEmpty()
-        ? "0"
-        : dates.size() + " (first " + dates.get(0) + ", last " + dates.get(dates.size() - 1) + ")";
+  public static String summary(List<java.time.LocalDate> dates, String unit) {
+    if (dates.isEmpty()) {
+      return "0 " + unit + "s";
+    }
+    if (dates.size() == 1) {
+      return "1 " + unit + " (" + dates.get(0) + ")";
+    }
+    return dates.size()
+        + " "
+        + unit
+        + "s ("
+        + dates.get(0)
+        + ".."
+        + dates.get(dates.size() - 1)
+        + ")";
   }
 
   public String daily(MetricSpec metric) {

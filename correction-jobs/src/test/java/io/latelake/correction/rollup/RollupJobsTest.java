@@ -102,9 +102,7 @@ class RollupJobsTest extends SparkTestBase {
     assertThat(LakeReads.tableProperty(spark, daily, RollupPeriod.ZONE_PROPERTY))
         .contains("America/New_York");
     assertThat(r.metrics().get(0).summary())
-        .isEqualTo(
-            "daily_page_5m: 3 (first 2024-11-02, last 2024-11-04) days changed, "
-                + "3 rows written");
+        .isEqualTo("daily_page_5m: 3 days (2024-11-02..2024-11-04) changed, 3 rows written");
     assertThat(
             rows(
                 tables.monitoring("rollup_runs"),
@@ -141,11 +139,12 @@ class RollupJobsTest extends SparkTestBase {
                     .run())
         .isInstanceOf(LakeConfigException.class)
         .hasMessage(
-            "Cannot cascade gold.weekly_page_5m over 2024-10-31..2024-11-03: 2 (first "
-                + "2024-10-31, last 2024-11-01) days of the range were never built by rebuild (no "
+            "Cannot cascade gold.weekly_page_5m over 2024-10-31..2024-11-03: 2 days "
+                + "(2024-10-31..2024-11-01) of the range were never built by rebuild (no "
                 + "row in gold.daily_page_5m and no rebuild of them in monitoring.rollup_runs), so "
                 + "their weeks would be summed from missing days; run `latelake rebuild --from "
-                + "2024-10-31 --to 2024-11-01` first");
+                + "2024-10-31 --to 2024-11-01` first (gold.daily_page_5m holds days "
+                + "2024-11-03..2024-11-04: to cascade those, give them with --from/--to)");
     assertThat(tmp.resolve("lake/gold/weekly_page_5m")).doesNotExist();
 
     // 11-02 is built (empty, rebuilt twice); the edge days 10-28..11-01, 11-05..11-10 are
@@ -157,9 +156,8 @@ class RollupJobsTest extends SparkTestBase {
             .run();
     assertThat(c.metrics().get(0).summary())
         .isEqualTo(
-            "weekly_page_5m: 2 rows changed in 2 "
-                + "(first 2024-10-28, last 2024-11-04) weeks; 11 (first 2024-10-28, last 2024-11-10) "
-                + "days of the edge weeks never rebuilt");
+            "weekly_page_5m: 2 rows changed in 2 weeks (2024-10-28..2024-11-04); 11 days "
+                + "(2024-10-28..2024-11-10) of the edge weeks never rebuilt");
     assertThat(
             rows(
                 tables.gold("weekly_page_5m"),
