@@ -67,9 +67,12 @@ public abstract class BatchAction<O, R extends ActionResult> {
     return Timestamp.from(context.startedAt());
   }
 
+  /** A step that takes at least this long is logged at INFO, a shorter one at DEBUG. */
+  static final long SLOW_STEP_MS = 5_000;
+
   /**
    * Runs {@code body} with the Spark job description {@code <run id>: <description>} and logs its
-   * wall-clock time at DEBUG.
+   * wall-clock time: at INFO from {@value #SLOW_STEP_MS} ms, else at DEBUG.
    */
   protected final <T> T step(String description, Supplier<T> body) {
     SparkContext sc = spark.sparkContext();
@@ -80,7 +83,13 @@ public abstract class BatchAction<O, R extends ActionResult> {
       return body.get();
     } finally {
       sc.setJobDescription(previous);
-      LOG.debug("{}: {} took {} ms", runId, description, (System.nanoTime() - start) / 1_000_000);
+      long ms = (System.nanoTime() - start) / 1_000_000;
+      if (ms >= SLOW_STEP_MS) {
+        // a long run shows where its time goes; short steps stay quiet
+        LOG.info("{}: {} took {} s", runId, description, String.format("%.1f", ms / 1000.0));
+      } else {
+        LOG.debug("{}: {} took {} ms", runId, description, ms);
+      }
     }
   }
 
