@@ -454,7 +454,7 @@ class PrometheusIT extends SparkTestBase {
             panels.add(target.path("expr").asText());
           }
         }
-        assertThat(panels).hasSize(12);
+        assertThat(panels).hasSize(13);
         for (String expr : panels) {
           int[] series = {0};
           run.waitFor(
