@@ -138,6 +138,9 @@ class SecretsLeakIT extends SparkTestBase {
         String.join(
             "\n",
             "rootLogger.level = info",
+            // the effective configuration, secrets masked, is logged at DEBUG
+            "logger.config.name = io.latelake.core.config.ConfigLoader",
+            "logger.config.level = debug",
             "rootLogger.appenderRef.file.ref = file",
             "rootLogger.appenderRef.err.ref = err",
             "appender.file.type = File",

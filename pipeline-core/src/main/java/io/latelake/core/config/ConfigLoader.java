@@ -247,8 +247,20 @@ public final class ConfigLoader {
     return sb.toString();
   }
 
-  /** Logs the effective config once, sorted, secrets masked. */
+  /**
+   * Logs one INFO line (the lake's root and how many settings) and the effective config at DEBUG,
+   * sorted, secrets masked ({@link #describe}): a scheduled command's log stays short.
+   */
   public static void logEffective(Config config) {
-    LOG.info("Effective configuration:\n{}", describe(config));
+    int settings = config.getConfig("lake").entrySet().size();
+    LOG.info(
+        "Configuration: lake.root = {}, {} settings (each one, sorted and secrets masked, at DEBUG:"
+            + " logger {})",
+        config.hasPath("lake.root") ? config.getString("lake.root") : "(not set)",
+        settings,
+        ConfigLoader.class.getName());
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("Effective configuration:\n{}", describe(config));
+    }
   }
 }
