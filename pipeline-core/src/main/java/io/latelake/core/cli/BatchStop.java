@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.util.ShutdownHookManager;
 import org.apache.spark.SparkContext;
 import org.slf4j.Logger;
@@ -13,10 +14,11 @@ import org.slf4j.LoggerFactory;
  * The stop on SIGTERM of a batch command ({@code correct}, {@code profile}, {@code audit}, ...): a
  * shutdown hook registered with Hadoop's {@link ShutdownHookManager} at priority {@value
  * #SHUTDOWN_HOOK_PRIORITY}, so it runs before Spark stops its context (priority 40 and below). It
- * logs one INFO line, cancels the command's Spark jobs (again every {@link #CANCEL_EVERY} until the
- * command has ended, so no later step starts one) and waits up to {@link #WAIT} for the command to
- * end; {@link Launcher} then leaves the failure the cancellation caused at DEBUG. The JVM exits
- * with 143 (128 + SIGTERM).
+ * logs one INFO line (naming SIGTERM or SIGINT, or saying the JVM exits without either), cancels
+ * the command's Spark jobs (again every {@link #CANCEL_EVERY} until the command has ended, so no
+ * later step starts one) and waits up to {@link #WAIT} for the command to end; {@link Launcher}
+ * then leaves the failure the cancellation caused at DEBUG. The JVM exits with 128 + the signal's
+ * number: 143 for SIGTERM, 130 for SIGINT.
  *
  * <p>What a stopped run leaves: every Delta commit is atomic, so each table holds its last commit
  * from before the stop or the one the stop did not interrupt. The batch commands are written to be
@@ -57,19 +59,25 @@ final class BatchStop {
           }
           STOPPED.set(true);
           quietCancelledTasks();
+          String why =
+              SIGNAL.get() == null
+                  ? " (the JVM is exiting without a SIGTERM or SIGINT, e.g. System.exit)"
+                  : " on " + SIGNAL.get();
           SparkContext sc = context;
           if (sc == null) {
             // A session started from now on fails at once: Spark cannot add its shutdown hook
             // while the JVM shuts down.
             LOG.info(
-                "{} stopping on SIGTERM before its Spark session started: nothing was written",
-                command);
+                "{} stopping{} before its Spark session started: nothing was written",
+                command,
+                why);
             return;
           }
           LOG.info(
-              "{} stopping on SIGTERM: its running Spark jobs are cancelled; each table keeps its"
+              "{} stopping{}: its running Spark jobs are cancelled; each table keeps its"
                   + " last complete commit; run it again to finish its work",
-              command);
+              command,
+              why);
           long deadline = System.nanoTime() + WAIT.toNanos();
           try {
             do {
@@ -95,8 +103,51 @@ final class BatchStop {
             LOG.debug("Cancelling the jobs on SIGTERM failed", e);
           }
         };
+    watchSignals();
     ShutdownHookManager.get()
         .addShutdownHook(hook, SHUTDOWN_HOOK_PRIORITY, WAIT.toSeconds() + 10, TimeUnit.SECONDS);
+  }
+
+  /** The first of SIGTERM and SIGINT this JVM received, e.g. {@code SIGTERM}; null before. */
+  private static final AtomicReference<String> SIGNAL = new AtomicReference<>();
+
+  private static final AtomicBoolean WATCHING = new AtomicBoolean();
+
+  /**
+   * Chains a handler on SIGTERM and SIGINT that notes the signal and then calls the JVM's own
+   * (which starts the shutdown, exit 128 + the signal's number), so that the stop line says what
+   * stopped the command. A signal the JVM does not handle itself (ignored, as SIGINT is for a
+   * background job of a script, or {@code -Xrs}) is left alone.
+   */
+  @SuppressWarnings("removal")
+  private static void watchSignals() {
+    if (!WATCHING.compareAndSet(false, true)) {
+      return;
+    }
+    for (String name : java.util.List.of("TERM", "INT")) {
+      try {
+        sun.misc.Signal signal = new sun.misc.Signal(name);
+        sun.misc.SignalHandler[] previous = new sun.misc.SignalHandler[1];
+        previous[0] =
+            sun.misc.Signal.handle(
+                signal,
+                s -> {
+                  SIGNAL.compareAndSet(null, "SIG" + name);
+                  sun.misc.SignalHandler jvm = previous[0];
+                  if (jvm == null) {
+                    System.exit(128 + s.getNumber()); // as the JVM's own handler does
+                  } else {
+                    jvm.handle(s);
+                  }
+                });
+        if (previous[0] == sun.misc.SignalHandler.SIG_DFL
+            || previous[0] == sun.misc.SignalHandler.SIG_IGN) {
+          sun.misc.Signal.handle(signal, previous[0]); // not the JVM's handler: left as it was
+        }
+      } catch (IllegalArgumentException | UnsupportedOperationException e) {
+        LOG.debug("SIG{} is not watched: {}", name, e.getMessage());
+      }
+    }
   }
 
   /**

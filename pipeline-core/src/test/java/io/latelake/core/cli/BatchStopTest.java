@@ -56,6 +56,60 @@ class BatchStopTest {
     }
   }
 
+  /** A batch command during whose Spark job another thread calls {@code System.exit(7)}. */
+  @Command(name = "exiting")
+  public static final class Exiting extends JobCommand<Void> {
+    @Override
+    protected Void prepare(Config config) {
+      return null;
+    }
+
+    @Override
+    protected ExitCode run(JobContext context, Void prepared) {
+      var spark = context.spark();
+      Thread exit =
+          new Thread(
+              () -> {
+                try {
+                  while (spark.sparkContext().statusTracker().getActiveJobIds().length == 0) {
+                    Thread.sleep(20);
+                  }
+                  System.exit(7);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              });
+      exit.setDaemon(true);
+      exit.start();
+      SlowJob.tenMinutes(spark);
+      return ExitCode.OK;
+    }
+
+    public static void main(String[] args) {
+      System.exit(Launcher.execute(new Exiting(), args));
+    }
+  }
+
+  @Test
+  void anExitWithoutASignalIsNotCalledASigterm(@TempDir Path tmp) throws Exception {
+    Path log = tmp.resolve("exiting.log");
+    Process p = start(Exiting.class, log, tmp.resolve("lake"));
+    try {
+      assertThat(p.waitFor(2, TimeUnit.MINUTES)).isTrue();
+      String text = Files.readString(log);
+      assertThat(p.exitValue()).as(text).isEqualTo(7);
+      assertThat(text)
+          .contains(
+              " INFO  BatchStop: latelake-exiting stopping (the JVM is exiting without a SIGTERM or"
+                  + " SIGINT, e.g. System.exit): its running Spark jobs are cancelled; each table"
+                  + " keeps its last complete commit; run it again to finish its work")
+          .doesNotContain("SIGTERM:")
+          .doesNotContain(" ERROR ");
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+
   /** A batch command that is still preparing, before its session starts, when SIGTERM comes. */
   @Command(name = "preparing")
   public static final class Preparing extends JobCommand<Void> {
