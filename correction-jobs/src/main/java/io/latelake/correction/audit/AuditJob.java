@@ -83,30 +83,40 @@ public final class AuditJob extends CorrectionAction<RangeSpec, AuditJob.Result>
      * @return per metric, e.g. {@code events_per_device_10s: 0 of 1514 published closed windows
      *     differ from the recompute (0 beyond tolerance), watermark 2014-11-10T14:06:54.108Z} or,
      *     when gold holds no closed window in the range, {@code events_per_device_10s: no published
-     *     closed window in this range, nothing compared, watermark ...}, joined by {@code "; "}
+     *     closed window in this range, nothing compared, watermark ...} (or {@code ... but the
+     *     recompute from bronze has 3 (3 beyond tolerance) ...} when gold lost them), joined by
+     *     {@code "; "}
      */
     @Override
     public String summary() {
-      return String.join(
-          "; ",
-          metrics.stream()
-              .map(
-                  m ->
-                      m.compared() == 0 && m.watermark() != null
-                          ? m.metric()
-                              + ": no published closed window in this range, nothing compared,"
-                              + " watermark "
-                              + m.watermark()
-                          : m.metric()
-                              + ": "
-                              + m.differences()
-                              + " of "
-                              + m.compared()
-                              + " published closed windows differ from the recompute ("
-                              + m.beyondTolerance()
-                              + " beyond tolerance), watermark "
-                              + (m.watermark() == null ? "none yet" : m.watermark().toString()))
-              .toList());
+      return String.join("; ", metrics.stream().map(Result::line).toList());
+    }
+
+    private static String line(MetricResult m) {
+      String watermark = m.watermark() == null ? "none yet" : m.watermark().toString();
+      if (m.watermark() != null && m.compared() == 0) {
+        return m.differences() == 0
+            ? m.metric()
+                + ": no published closed window in this range, nothing compared, watermark "
+                + watermark
+            // gold lost (or never wrote) windows the recompute from bronze has
+            : m.metric()
+                + ": no published closed window in this range, but the recompute from bronze has "
+                + m.differences()
+                + " ("
+                + m.beyondTolerance()
+                + " beyond tolerance), watermark "
+                + watermark;
+      }
+      return m.metric()
+          + ": "
+          + m.differences()
+          + " of "
+          + m.compared()
+          + " published closed windows differ from the recompute ("
+          + m.beyondTolerance()
+          + " beyond tolerance), watermark "
+          + watermark;
     }
 
     /**
@@ -180,7 +190,7 @@ public final class AuditJob extends CorrectionAction<RangeSpec, AuditJob.Result>
                       .and(col("beyond_tolerance")))
               .count();
     }
-    if (compared == 0) {
+    if (compared == 0 && diffs.isEmpty()) {
       // "0 of 0 differ" would read as a clean audit: nothing was compared.
       LOG.warn(
           "audit {}: gold holds no published closed window starting on {}..{} (watermark {}):"
