@@ -198,12 +198,12 @@ class NumberCasesTest extends SparkTestBase {
             .run();
     assertThat(cascade.metrics().stream().map(CascadeResult::summary).toList())
         .containsExactly(
-            "weekly_page_5m: 2 rows changed in 2 weeks (2024-01-29..2024-02-26); "
-                + "4 days (2024-01-29..2024-03-03) of the edge weeks never rebuilt",
-            "monthly_page_5m: 3 rows changed in 3 months (2024-01-01..2024-03-01); "
-                + "60 days (2024-01-01..2024-03-31) of the edge months never rebuilt",
+            "weekly_page_5m: 2 rows changed in 2 weeks (first 2024-01-29, last 2024-02-26); "
+                + "4 days (first 2024-01-29, last 2024-03-03) of the edge weeks never rebuilt",
+            "monthly_page_5m: 3 rows changed in 3 months (first 2024-01-01, last 2024-03-01); "
+                + "60 days (first 2024-01-01, last 2024-03-31) of the edge months never rebuilt",
             "yearly_page_5m: 1 rows changed in 1 year (2024-01-01); "
-                + "335 days (2024-01-01..2024-12-31) of the edge years never rebuilt");
+                + "335 days (first 2024-01-01, last 2024-12-31) of the edge years never rebuilt");
     assertThat(
             table(
                 f.root + "/gold/monthly_page_5m",

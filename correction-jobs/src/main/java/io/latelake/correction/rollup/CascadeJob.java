@@ -103,7 +103,8 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
                 + range.to()
                 + ": "
                 + CorrectionTables.summary(inRange, "day")
-                + " of the range were never built by rebuild (no row in gold.daily_"
+                + (inRange.size() == 1 ? " of the range was" : " of the range were")
+                + " never built by rebuild (no row in gold.daily_"
                 + m.name()
                 + " and no rebuild of them in monitoring.rollup_runs), so their "
                 + (rollups.size() == 1 ? rollups.get(0).unit() : "period")
@@ -120,7 +121,7 @@ public final class CascadeJob extends CorrectionAction<RangeSpec, CascadeJob.Res
                                 + " holds days "
                                 + h
                                 + ": to cascade those, give them with --from/--to)")
-                    .orElse(" (gold.daily_" + m.name() + " holds no day yet)"));
+                    .orElse(" (gold.daily_" + m.name() + " holds no row yet)"));
       }
       missingByMetric.put(m.name(), missing);
     }

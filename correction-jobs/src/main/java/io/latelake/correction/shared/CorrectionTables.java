@@ -150,8 +150,8 @@ public final class CorrectionTables {
   /**
    * @param dates sorted dates
    * @param unit what one date stands for, e.g. {@code day} or {@code week}
-   * @return {@code "0 days"}, {@code "1 day (2024-11-02)"} or {@code "3 days
-   *     (2024-11-02..2024-11-04)"}: a log line never carries the whole list (that is in {@code
+   * @return {@code "0 days"}, {@code "1 day (2024-11-02)"} or {@code "3 days (first 2024-11-02,
+   *     last 2024-11-04)"}: a log line never carries the whole list (that is in {@code
    *     monitoring.rollup_runs})
    */
   public static String summary(List<java.time.LocalDate> dates, String unit) {
@@ -164,9 +164,9 @@ public final class CorrectionTables {
     return dates.size()
         + " "
         + unit
-        + "s ("
+        + "s (first "
         + dates.get(0)
-        + ".."
+        + ", last "
         + dates.get(dates.size() - 1)
         + ")";
   }

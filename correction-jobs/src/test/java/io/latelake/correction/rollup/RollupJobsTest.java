@@ -102,7 +102,8 @@ class RollupJobsTest extends SparkTestBase {
     assertThat(LakeReads.tableProperty(spark, daily, RollupPeriod.ZONE_PROPERTY))
         .contains("America/New_York");
     assertThat(r.metrics().get(0).summary())
-        .isEqualTo("daily_page_5m: 3 days (2024-11-02..2024-11-04) changed, 3 rows written");
+        .isEqualTo(
+            "daily_page_5m: 3 days (first 2024-11-02, last 2024-11-04) changed, 3 rows written");
     assertThat(
             rows(
                 tables.monitoring("rollup_runs"),
@@ -140,7 +141,7 @@ class RollupJobsTest extends SparkTestBase {
         .isInstanceOf(LakeConfigException.class)
         .hasMessage(
             "Cannot cascade gold.weekly_page_5m over 2024-10-31..2024-11-03: 2 days "
-                + "(2024-10-31..2024-11-01) of the range were never built by rebuild (no "
+                + "(first 2024-10-31, last 2024-11-01) of the range were never built by rebuild (no "
                 + "row in gold.daily_page_5m and no rebuild of them in monitoring.rollup_runs), so "
                 + "their weeks would be summed from missing days; run `latelake rebuild --from "
                 + "2024-10-31 --to 2024-11-01` first (gold.daily_page_5m holds days "
@@ -156,8 +157,8 @@ class RollupJobsTest extends SparkTestBase {
             .run();
     assertThat(c.metrics().get(0).summary())
         .isEqualTo(
-            "weekly_page_5m: 2 rows changed in 2 weeks (2024-10-28..2024-11-04); 11 days "
-                + "(2024-10-28..2024-11-10) of the edge weeks never rebuilt");
+            "weekly_page_5m: 2 rows changed in 2 weeks (first 2024-10-28, last 2024-11-04); 11 days "
+                + "(first 2024-10-28, last 2024-11-10) of the edge weeks never rebuilt");
     assertThat(
             rows(
                 tables.gold("weekly_page_5m"),

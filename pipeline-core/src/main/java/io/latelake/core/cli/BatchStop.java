@@ -14,11 +14,11 @@ import org.slf4j.LoggerFactory;
  * The stop on SIGTERM of a batch command ({@code correct}, {@code profile}, {@code audit}, ...): a
  * shutdown hook registered with Hadoop's {@link ShutdownHookManager} at priority {@value
  * #SHUTDOWN_HOOK_PRIORITY}, so it runs before Spark stops its context (priority 40 and below). It
- * logs one INFO line (naming SIGTERM or SIGINT, or saying the JVM exits without either), cancels
- * the command's Spark jobs (again every {@link #CANCEL_EVERY} until the command has ended, so no
- * later step starts one) and waits up to {@link #WAIT} for the command to end; {@link Launcher}
- * then leaves the failure the cancellation caused at DEBUG. The JVM exits with 128 + the signal's
- * number: 143 for SIGTERM, 130 for SIGINT.
+ * logs one INFO line (naming SIGTERM, SIGINT or SIGHUP, or saying the JVM exits without one),
+ * cancels the command's Spark jobs (again every {@link #CANCEL_EVERY} until the command has ended,
+ * so no later step starts one) and waits up to {@link #WAIT} for the command to end; {@link
+ * Launcher} then leaves the failure the cancellation caused at DEBUG. The JVM exits with 128 + the
+ * signal's number: 143 for SIGTERM, 130 for SIGINT.
  *
  * <p>What a stopped run leaves: every Delta commit is atomic, so each table holds its last commit
  * from before the stop or the one the stop did not interrupt. The batch commands are written to be
@@ -61,7 +61,7 @@ final class BatchStop {
           quietCancelledTasks();
           String why =
               SIGNAL.get() == null
-                  ? " (the JVM is exiting without a SIGTERM or SIGINT, e.g. System.exit)"
+                  ? " (the JVM is exiting without a SIGTERM, SIGINT or SIGHUP, e.g. System.exit)"
                   : " on " + SIGNAL.get();
           SparkContext sc = context;
           if (sc == null) {
@@ -88,7 +88,7 @@ final class BatchStop {
                 && System.nanoTime() < deadline);
             if (ended.getCount() > 0) {
               LOG.warn(
-                  "{} did not end within {} s of SIGTERM; Spark's own shutdown stops it now",
+                  "{} did not end within {} s of its stop; Spark's own shutdown stops it now",
                   command,
                   WAIT.toSeconds());
             }
@@ -108,15 +108,17 @@ final class BatchStop {
         .addShutdownHook(hook, SHUTDOWN_HOOK_PRIORITY, WAIT.toSeconds() + 10, TimeUnit.SECONDS);
   }
 
-  /** The first of SIGTERM and SIGINT this JVM received, e.g. {@code SIGTERM}; null before. */
+  /**
+   * The first of SIGTERM, SIGINT and SIGHUP this JVM received, e.g. {@code SIGTERM}; null before.
+   */
   private static final AtomicReference<String> SIGNAL = new AtomicReference<>();
 
   private static final AtomicBoolean WATCHING = new AtomicBoolean();
 
   /**
-   * Chains a handler on SIGTERM and SIGINT that notes the signal and then calls the JVM's own
-   * (which starts the shutdown, exit 128 + the signal's number), so that the stop line says what
-   * stopped the command. A signal the JVM does not handle itself (ignored, as SIGINT is for a
+   * Chains a handler on SIGTERM, SIGINT and SIGHUP that notes the signal and then calls the JVM's
+   * own (which starts the shutdown, exit 128 + the signal's number), so that the stop line says
+   * what stopped the command. A signal the JVM does not handle itself (ignored, as SIGINT is for a
    * background job of a script, or {@code -Xrs}) is left alone.
    */
   @SuppressWarnings("removal")
@@ -124,7 +126,7 @@ final class BatchStop {
     if (!WATCHING.compareAndSet(false, true)) {
       return;
     }
-    for (String name : java.util.List.of("TERM", "INT")) {
+    for (String name : java.util.List.of("TERM", "INT", "HUP")) {
       try {
         sun.misc.Signal signal = new sun.misc.Signal(name);
         sun.misc.SignalHandler[] previous = new sun.misc.SignalHandler[1];

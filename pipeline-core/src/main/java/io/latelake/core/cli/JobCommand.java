@@ -121,7 +121,7 @@ public abstract class JobCommand<T> implements Callable<Integer> {
           appName(),
           spark.version(),
           spark.sparkContext().master(),
-          String.format("%.1f", (started - starting) / 1e9));
+          String.format(java.util.Locale.ROOT, "%.1f", (started - starting) / 1e9));
       SparkSession session = spark;
       stop.ifPresent(s -> s.attach(session.sparkContext()));
       metrics = metricsPlan.map(p -> StreamMetrics.install(session, p));

@@ -256,7 +256,11 @@ public final class ConfigLoader {
     LOG.info(
         "Configuration: lake.root = {}, {} settings (each one, sorted and secrets masked, at DEBUG:"
             + " logger {})",
-        config.hasPath("lake.root") ? config.getString("lake.root") : "(not set)",
+        config.hasPath("lake.root")
+            ? (Secrets.fromConfig(config).isSecretValue(config.getString("lake.root"))
+                ? Secrets.MASK
+                : config.getString("lake.root"))
+            : "(not set)",
         settings,
         ConfigLoader.class.getName());
     if (LOG.isDebugEnabled()) {

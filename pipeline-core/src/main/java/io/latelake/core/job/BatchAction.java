@@ -86,7 +86,11 @@ public abstract class BatchAction<O, R extends ActionResult> {
       long ms = (System.nanoTime() - start) / 1_000_000;
       if (ms >= SLOW_STEP_MS) {
         // a long run shows where its time goes; short steps stay quiet
-        LOG.info("{}: {} took {} s", runId, description, String.format("%.1f", ms / 1000.0));
+        LOG.info(
+            "{}: {} took {} s",
+            runId,
+            description,
+            String.format(java.util.Locale.ROOT, "%.1f", ms / 1000.0));
       } else {
         LOG.debug("{}: {} took {} ms", runId, description, ms);
       }

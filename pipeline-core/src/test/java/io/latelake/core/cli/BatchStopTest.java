@@ -100,8 +100,8 @@ class BatchStopTest {
       assertThat(p.exitValue()).as(text).isEqualTo(7);
       assertThat(text)
           .contains(
-              " INFO  BatchStop: latelake-exiting stopping (the JVM is exiting without a SIGTERM or"
-                  + " SIGINT, e.g. System.exit): its running Spark jobs are cancelled; each table"
+              " INFO  BatchStop: latelake-exiting stopping (the JVM is exiting without a SIGTERM,"
+                  + " SIGINT or SIGHUP, e.g. System.exit): its running Spark jobs are cancelled; each table"
                   + " keeps its last complete commit; run it again to finish its work")
           .doesNotContain("SIGTERM:")
           .doesNotContain(" ERROR ");
