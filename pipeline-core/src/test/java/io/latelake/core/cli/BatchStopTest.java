@@ -22,6 +22,25 @@ import picocli.CommandLine.Command;
  * ERROR, no stack trace, exit 143, and the job cancelled rather than waited for.
  */
 class BatchStopTest {
+  /** Runs {@code action} on a thread of its own once a Spark job of the command is running. */
+  private static void whenAJobRuns(JobContext context, Runnable action) {
+    var tracker = context.spark().sparkContext().statusTracker();
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                while (tracker.getActiveJobIds().length == 0) {
+                  Thread.sleep(20);
+                }
+                action.run();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+    t.setDaemon(true);
+    t.start();
+  }
+
   /** A batch command whose one Spark job would take ten minutes. */
   @Command(name = "sleepy")
   public static final class Sleepy extends JobCommand<Void> {
@@ -32,22 +51,8 @@ class BatchStopTest {
 
     @Override
     protected ExitCode run(JobContext context, Void prepared) {
-      var spark = context.spark();
-      Thread marker =
-          new Thread(
-              () -> {
-                try {
-                  while (spark.sparkContext().statusTracker().getActiveJobIds().length == 0) {
-                    Thread.sleep(20);
-                  }
-                  System.out.println("the job is running");
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                }
-              });
-      marker.setDaemon(true);
-      marker.start();
-      SlowJob.tenMinutes(spark);
+      whenAJobRuns(context, () -> System.out.println("the job is running"));
+      SlowJob.tenMinutes(context.spark());
       return ExitCode.OK;
     }
 
@@ -66,22 +71,8 @@ class BatchStopTest {
 
     @Override
     protected ExitCode run(JobContext context, Void prepared) {
-      var spark = context.spark();
-      Thread exit =
-          new Thread(
-              () -> {
-                try {
-                  while (spark.sparkContext().statusTracker().getActiveJobIds().length == 0) {
-                    Thread.sleep(20);
-                  }
-                  System.exit(7);
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                }
-              });
-      exit.setDaemon(true);
-      exit.start();
-      SlowJob.tenMinutes(spark);
+      whenAJobRuns(context, () -> System.exit(7));
+      SlowJob.tenMinutes(context.spark());
       return ExitCode.OK;
     }
 
