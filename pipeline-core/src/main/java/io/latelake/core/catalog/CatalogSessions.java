@@ -36,6 +36,14 @@ public final class CatalogSessions {
       return config;
     }
     Path dir = local.get();
+    // Derby writes its log under the root; a new lake's root does not exist yet, and Derby then
+    // prints its boot banner with a FileNotFoundException to stderr instead. It creates
+    // <root>/metastore_db itself a moment later, so creating the root first adds nothing.
+    try {
+      java.nio.file.Files.createDirectories(dir);
+    } catch (java.io.IOException | SecurityException e) {
+      LOG.debug("Could not create {} for Derby's log: {}", dir, e.toString());
+    }
     if (System.getProperty("derby.stream.error.file") == null) {
       System.setProperty("derby.stream.error.file", dir.resolve("derby.log").toString());
     }
