@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * row for every committed micro-batch without one ({@link StreamProgressTable#recovered}). The
  * table is read for that only when this JVM has not itself queued a query's rows up to its last
  * committed micro-batch (a process that runs a query many times, as the lock-step fast path does,
- * reads it once per query).
+ * reads it once per query), and when the query's {@link ProgressMark} in its checkpoint does not
+ * already cover that micro-batch (a process that ended normally leaves one when it closes its
+ * recorder).
  */
 public final class ProgressRecorder extends StreamingQueryListener implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProgressRecorder.class);
@@ -46,6 +48,18 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
 
   /** Highest batch id queued for writing, per query id (guards against repeated events). */
   private final Map<UUID, Long> queued = new ConcurrentHashMap<>();
+
+  /** Checkpoint folder per query id, of the queries {@link #recordMissing} saw (for the marks). */
+  private final Map<UUID, String> checkpoints = new ConcurrentHashMap<>();
+
+  /** The mark read at start per query id (-1: none usable), see {@link ProgressMark}. */
+  private final Map<UUID, Long> marks = new ConcurrentHashMap<>();
+
+  /**
+   * Highest batch id known to be in the table per query id: its mark, or what the table read found;
+   * with the rows this JVM wrote, the mark written on {@link #close()}.
+   */
+  private final Map<UUID, Long> known = new ConcurrentHashMap<>();
 
   private final Set<UUID> terminatedRuns = ConcurrentHashMap.newKeySet();
   private final Map<String, Long> droppedByQuery = new ConcurrentHashMap<>();
@@ -189,6 +203,7 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
       return 0;
     }
     UUID queryId = id.get();
+    checkpoints.put(queryId, checkpoint);
     var committed = cp.lastCommitted();
     // Rows this recorder has queued up to the last committed micro-batch are written by its writer
     // thread (a failed write keeps them for the next one): nothing is missing.
@@ -199,7 +214,14 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     if (writer.written(queryId, committed.getAsLong())) {
       return 0;
     }
+    long marked = ProgressMark.read(spark, checkpoint, tablePath, queryId);
+    marks.put(queryId, marked);
+    known.merge(queryId, marked, Math::max);
+    if (marked >= committed.getAsLong()) {
+      return 0;
+    }
     long recorded = Math.max(writer.highestRecorded(queryId), queued.getOrDefault(queryId, -1L));
+    known.merge(queryId, recorded, Math::max);
     long from = Math.max(recorded + 1, cp.firstRetainedCommit().orElse(0));
     List<Row> rows = new ArrayList<>();
     for (long b = from; b <= committed.getAsLong(); b++) {
@@ -271,7 +293,10 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     writer.flush();
   }
 
-  /** Removes the listener, writes what is queued and stops the writer thread. */
+  /**
+   * Removes the listener, writes what is queued, stops the writer thread and writes each query's
+   * {@link ProgressMark} where it moved.
+   */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
@@ -279,5 +304,12 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     }
     spark.streams().removeListener(this);
     writer.close();
+    for (Map.Entry<UUID, String> e : checkpoints.entrySet()) {
+      long through =
+          Math.max(known.getOrDefault(e.getKey(), -1L), writer.writtenThrough(e.getKey()));
+      if (through > marks.getOrDefault(e.getKey(), -1L)) {
+        ProgressMark.write(spark, e.getValue(), tablePath, e.getKey(), through);
+      }
+    }
   }
 }

@@ -136,6 +136,13 @@ final class ProgressWriter implements AutoCloseable {
   }
 
   /**
+   * @return the highest batch id whose row this JVM has written for the query, -1 when none
+   */
+  long writtenThrough(UUID queryId) {
+    return WRITTEN.getOrDefault(writtenKey(queryId), -1L);
+  }
+
+  /**
    * @return the highest batch id the table holds for the query, -1 when none
    */
   long highestRecorded(UUID queryId) {

@@ -246,6 +246,67 @@ class StreamingJobTest extends SparkTestBase {
         .isEqualTo(1);
   }
 
+  /**
+   * A recorder that closes leaves a mark in the query's checkpoint of the rows the table holds. A
+   * process that starts the query later trusts a mark that covers the checkpoint's last commit and
+   * does not read the table; with an older mark (a run killed since) it reads the table and writes
+   * what is missing. Here another table path string of the same table stands for that process: the
+   * rows this JVM wrote count for their own path only.
+   */
+  @Test
+  void aClosedRecorderLeavesAMarkThatSparesTheNextStartTheTableRead() throws Exception {
+    String root = tmp.resolve("mark").toString();
+    JobContext context = JobContext.start(spark, new TableRegistry(root));
+    String table = context.tables().streamProgress();
+    String checkpoint = context.tables().checkpoint("copy_values");
+    append(root, 1L);
+    new CopyJob(context).run();
+    append(root, 2L);
+    new CopyJob(context).run();
+    UUID id = new Checkpoints(spark, checkpoint).queryId().orElseThrow();
+    java.nio.file.Path markFile = java.nio.file.Path.of(checkpoint, ProgressMark.FILE);
+    assertThat(java.nio.file.Files.readString(markFile))
+        .isEqualTo(
+            "{\"progress_table\":\""
+                + table
+                + "\",\"query_id\":\""
+                + id
+                + "\",\"recorded_through\":1}");
+
+    // micro-batch 1's row lost, as when a process is killed between the commit and the row
+    spark.sql("DELETE FROM delta.`" + table + "` WHERE batch_id = 1");
+    String same = "file:" + table;
+    ProgressMark.write(spark, checkpoint, same, id, 1);
+    try (ProgressRecorder r = new ProgressRecorder(spark, same, Set.of()).start()) {
+      assertThat(r.recordMissing("copy_values", checkpoint, "killed")).isZero();
+    }
+    ProgressMark.write(spark, checkpoint, same, id, 0);
+    try (ProgressRecorder r = new ProgressRecorder(spark, same, Set.of()).start()) {
+      assertThat(r.recordMissing("copy_values", checkpoint, "killed")).isEqualTo(1);
+    }
+    assertThat(
+            spark
+                .read()
+                .format("delta")
+                .load(table)
+                .orderBy("batch_id")
+                .select("batch_id", "recovery")
+                .collectAsList()
+                .stream()
+                .map(Row::toString)
+                .toList())
+        .containsExactly("[0,null]", "[1,killed]");
+    assertThat(ProgressMark.read(spark, checkpoint, same, id)).isEqualTo(1);
+
+    // a mark of another table or query id, or one cut short, counts as none
+    assertThat(ProgressMark.read(spark, checkpoint, table, id)).isEqualTo(-1);
+    assertThat(ProgressMark.read(spark, checkpoint, same, UUID.randomUUID())).isEqualTo(-1);
+    java.nio.file.Files.writeString(markFile, "{\"progress_table\":");
+    java.nio.file.Files.deleteIfExists(
+        java.nio.file.Path.of(checkpoint, "." + ProgressMark.FILE + ".crc"));
+    assertThat(ProgressMark.read(spark, checkpoint, same, id)).isEqualTo(-1);
+  }
+
   @Test
   void aSharedWriteOnFlushRecorderWritesTheRowsOfSeveralRunsInOneAppend() {
     String root = tmp.resolve("shared").toString();
