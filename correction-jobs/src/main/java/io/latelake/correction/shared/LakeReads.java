@@ -66,9 +66,7 @@ public final class LakeReads {
     if (!DeltaTables.exists(spark, path)) {
       return Optional.empty();
     }
-    java.util.Map<String, String> props =
-        DeltaTable.forPath(spark, path).detail().select("properties").first().getJavaMap(0);
-    return Optional.ofNullable(props.get(key));
+    return io.latelake.core.table.TableProperties.get(spark, path, key);
   }
 
   /**
