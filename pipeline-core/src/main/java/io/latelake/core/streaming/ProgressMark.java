@@ -17,14 +17,18 @@ import org.slf4j.LoggerFactory;
  * How far a query's rows are known to be in {@code monitoring.stream_progress}, kept in the query's
  * checkpoint folder ({@value #FILE}), so that a process starting the query need not read the table
  * to find out ({@link ProgressRecorder#recordMissing}): in a new JVM that read is its first Spark
- * query and cost about 3 s of a 14 s {@code run --available-now} with nothing new (measured
- * locally).
+ * query, about 3 s of a {@code run --available-now} with nothing new (docs/benchmark.md, "A stream
+ * start").
  *
- * <p>A process writes the mark when its recorder closes, after its rows are committed, with the
- * highest batch id whose row it wrote or found in the table; so the mark never claims a row the
- * table lacks. A process killed with {@code kill -9} leaves the mark of an earlier run, lower than
- * the checkpoint's last commit: the next start then reads the table as before. A mark of another
- * table path or query id (a checkpoint started anew), or one that cannot be read, counts as none.
+ * <p>A process writes the mark when its recorder closes (at the end of its run, also after a failed
+ * query or on SIGTERM), after its rows are committed, with the highest batch id whose row it wrote
+ * or found in the table; so the mark never claims a row the table lacks. A process killed with
+ * {@code kill -9} leaves the mark of an earlier run, lower than the checkpoint's last commit: the
+ * next start then reads the table as before. A mark of another table path or query id (a checkpoint
+ * started anew), or one that cannot be read, counts as none. The mark does not know the table
+ * itself: one that is deleted and created again at the same path, or restored to an earlier
+ * version, keeps the marks, and the rows of micro-batches lost by a {@code kill -9} before that are
+ * not written again (delete the checkpoints' {@value #FILE} files when you replace the table).
  *
  * <p>The file: {@code {"progress_table": "<path>", "query_id": "<uuid>", "recorded_through": N}}.
  * Spark ignores files of its checkpoint folder it does not know.
@@ -60,7 +64,7 @@ final class ProgressMark {
         return -1;
       }
       return mark.path("recorded_through").asLong();
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException | org.apache.hadoop.fs.FSError e) {
       LOG.debug("Progress mark {} not usable, reading the table instead: {}", file, e.toString());
       return -1;
     }
@@ -90,7 +94,7 @@ final class ProgressMark {
       try (OutputStream out = fs.create(file, true)) {
         out.write(bytes);
       }
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException | org.apache.hadoop.fs.FSError e) {
       LOG.debug("Could not write progress mark {}: {}", file, e.toString());
     }
   }

@@ -49,8 +49,8 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
   /** Highest batch id queued for writing, per query id (guards against repeated events). */
   private final Map<UUID, Long> queued = new ConcurrentHashMap<>();
 
-  /** Checkpoint folder per query id, of the queries {@link #recordMissing} saw (for the marks). */
-  private final Map<UUID, String> checkpoints = new ConcurrentHashMap<>();
+  /** Checkpoint folders of the queries {@link #recordMissing} saw (for the marks). */
+  private final Set<String> checkpoints = ConcurrentHashMap.newKeySet();
 
   /** The mark read at start per query id (-1: none usable), see {@link ProgressMark}. */
   private final Map<UUID, Long> marks = new ConcurrentHashMap<>();
@@ -197,13 +197,13 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
    * @return how many rows were written
    */
   public int recordMissing(String queryName, String checkpoint, String recovery) {
+    checkpoints.add(checkpoint);
     Checkpoints cp = new Checkpoints(spark, checkpoint);
     var id = cp.queryId();
     if (id.isEmpty()) {
       return 0;
     }
     UUID queryId = id.get();
-    checkpoints.put(queryId, checkpoint);
     var committed = cp.lastCommitted();
     // Rows this recorder has queued up to the last committed micro-batch are written by its writer
     // thread (a failed write keeps them for the next one): nothing is missing.
@@ -220,8 +220,9 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     if (marked >= committed.getAsLong()) {
       return 0;
     }
-    long recorded = Math.max(writer.highestRecorded(queryId), queued.getOrDefault(queryId, -1L));
-    known.merge(queryId, recorded, Math::max);
+    long inTable = writer.highestRecorded(queryId);
+    known.merge(queryId, inTable, Math::max);
+    long recorded = Math.max(inTable, queued.getOrDefault(queryId, -1L));
     long from = Math.max(recorded + 1, cp.firstRetainedCommit().orElse(0));
     List<Row> rows = new ArrayList<>();
     for (long b = from; b <= committed.getAsLong(); b++) {
@@ -304,11 +305,22 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
     }
     spark.streams().removeListener(this);
     writer.close();
-    for (Map.Entry<UUID, String> e : checkpoints.entrySet()) {
-      long through =
-          Math.max(known.getOrDefault(e.getKey(), -1L), writer.writtenThrough(e.getKey()));
-      if (through > marks.getOrDefault(e.getKey(), -1L)) {
-        ProgressMark.write(spark, e.getValue(), tablePath, e.getKey(), through);
+    for (String checkpoint : checkpoints) {
+      // the query id the checkpoint holds now (a new checkpoint got one during the run); none when
+      // the folder was moved or removed meanwhile: no mark then
+      java.util.Optional<UUID> id;
+      try {
+        id = new Checkpoints(spark, checkpoint).queryId();
+      } catch (RuntimeException e) {
+        LOG.debug("No progress mark for {}: {}", checkpoint, e.toString());
+        continue;
+      }
+      if (id.isEmpty()) {
+        continue;
+      }
+      long through = Math.max(known.getOrDefault(id.get(), -1L), writer.writtenThrough(id.get()));
+      if (through > marks.getOrDefault(id.get(), -1L)) {
+        ProgressMark.write(spark, checkpoint, tablePath, id.get(), through);
       }
     }
   }

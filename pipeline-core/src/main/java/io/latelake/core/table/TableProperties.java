@@ -1,13 +1,20 @@
 package io.latelake.core.table;
 
+import io.delta.kernel.Table;
+import io.delta.kernel.defaults.engine.DefaultEngine;
+import io.delta.kernel.engine.Engine;
+import io.delta.tables.DeltaTable;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** A Delta table's user properties (the table's metadata), read and set through Delta. */
 public final class TableProperties {
+  private static final Logger LOG = LoggerFactory.getLogger(TableProperties.class);
+
   private TableProperties() {}
 
   /**
@@ -16,15 +23,36 @@ public final class TableProperties {
    *     path}
    */
   public static Optional<String> get(SparkSession spark, String path, String key) {
-    // SHOW TBLPROPERTIES reads the snapshot's metadata only; DESCRIBE DETAIL (DeltaTable.detail())
-    // also sums the table's files, a Spark job over its log: 4 s of a new JVM's start, measured.
-    for (Row r :
-        spark.sql("SHOW TBLPROPERTIES delta.`" + path.replace("`", "``") + "`").collectAsList()) {
-      if (key.equals(r.getString(0))) {
-        return Optional.of(r.getString(1));
-      }
+    return Optional.ofNullable(all(spark, path).get(key));
+  }
+
+  /**
+   * The table's properties as its latest snapshot's metadata holds them. Read with Delta Kernel,
+   * which takes them from the log (its checksum file when there is one) without a Spark job: {@code
+   * DESCRIBE DETAIL} ({@link DeltaTable#detail()}) also sums the table's files in a Spark job,
+   * about 4 s in a new JVM's start (docs/benchmark.md, "A stream start"), and {@code SHOW
+   * TBLPROPERTIES} masks values that look like URLs or secrets. A table Kernel cannot read (a
+   * feature it lacks), or no table at {@code path}, gets {@code DESCRIBE DETAIL}'s answer instead.
+   *
+   * @throws org.apache.spark.sql.AnalysisException (unchecked) when no Delta table is at {@code
+   *     path}
+   */
+  static Map<String, String> all(SparkSession spark, String path) {
+    try {
+      return withKernel(spark, path);
+    } catch (RuntimeException | LinkageError e) {
+      LOG.debug("Delta Kernel did not read the properties of {}: {}", path, e.toString());
+      return DeltaTable.forPath(spark, path).detail().select("properties").first().getJavaMap(0);
     }
-    return Optional.empty();
+  }
+
+  /**
+   * @return the properties of the table's latest snapshot, read with Delta Kernel
+   * @throws io.delta.kernel.exceptions.TableNotFoundException when no table is at {@code path}
+   */
+  static Map<String, String> withKernel(SparkSession spark, String path) {
+    Engine engine = DefaultEngine.create(spark.sparkContext().hadoopConfiguration());
+    return Table.forPath(engine, path).getLatestSnapshot(engine).getTableProperties();
   }
 
   /**
