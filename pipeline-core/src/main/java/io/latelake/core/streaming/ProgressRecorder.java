@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * table is read for that only when this JVM has not itself queued a query's rows up to its last
  * committed micro-batch (a process that runs a query many times, as the lock-step fast path does,
  * reads it once per query), and when the query's {@link ProgressMark} in its checkpoint does not
- * already cover that micro-batch (a process that ended normally leaves one when it closes its
- * recorder).
+ * already cover that micro-batch (a recorder leaves one when it closes: at the end of a run, after
+ * a failure, on SIGTERM for the runner's own recorder, and when the lock step's shared recorder is
+ * closed).
  */
 public final class ProgressRecorder extends StreamingQueryListener implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProgressRecorder.class);
@@ -311,7 +312,8 @@ public final class ProgressRecorder extends StreamingQueryListener implements Au
       java.util.Optional<UUID> id;
       try {
         id = new Checkpoints(spark, checkpoint).queryId();
-      } catch (RuntimeException e) {
+      } catch (Exception | org.apache.hadoop.fs.FSError e) {
+        // Scala's checkpoint classes throw IOException undeclared: close() never fails for a mark
         LOG.debug("No progress mark for {}: {}", checkpoint, e.toString());
         continue;
       }

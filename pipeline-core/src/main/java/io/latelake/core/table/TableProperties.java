@@ -38,21 +38,58 @@ public final class TableProperties {
    *     path}
    */
   static Map<String, String> all(SparkSession spark, String path) {
-    try {
-      return withKernel(spark, path);
-    } catch (RuntimeException | LinkageError e) {
-      LOG.debug("Delta Kernel did not read the properties of {}: {}", path, e.toString());
-      return DeltaTable.forPath(spark, path).detail().select("properties").first().getJavaMap(0);
+    if (kernelUsable) {
+      try {
+        return withKernel(spark, path);
+      } catch (LinkageError e) {
+        // another Kernel version on the class path (a cluster's own jars): say so once
+        kernelUsable = false;
+        LOG.warn(
+            "Delta Kernel cannot be used here ({}); table properties are read with DESCRIBE "
+                + "DETAIL, a Spark job per read",
+            e.toString());
+      } catch (RuntimeException e) {
+        if (FELL_BACK.add(path)) {
+          LOG.info(
+              "Delta Kernel did not read the properties of {} ({}); reading them with DESCRIBE "
+                  + "DETAIL",
+              path,
+              e.toString());
+        }
+      }
     }
+    return DeltaTable.forPath(spark, path).detail().select("properties").first().getJavaMap(0);
   }
+
+  /** False once Kernel's classes failed to link: every read then uses DESCRIBE DETAIL. */
+  private static volatile boolean kernelUsable = true;
+
+  /** Tables whose Kernel read failed and was logged (once per table). */
+  private static final java.util.Set<String> FELL_BACK =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /**
    * @return the properties of the table's latest snapshot, read with Delta Kernel
    * @throws io.delta.kernel.exceptions.TableNotFoundException when no table is at {@code path}
    */
   static Map<String, String> withKernel(SparkSession spark, String path) {
-    Engine engine = DefaultEngine.create(spark.sparkContext().hadoopConfiguration());
+    Engine engine = new QuietEngine(spark.sparkContext().hadoopConfiguration());
     return Table.forPath(engine, path).getLatestSnapshot(engine).getTableProperties();
+  }
+
+  /**
+   * Kernel's default engine without its metrics reporter, which logs a JSON report of every
+   * snapshot read at INFO.
+   */
+  private static final class QuietEngine extends DefaultEngine {
+    QuietEngine(org.apache.hadoop.conf.Configuration conf) {
+      super(new io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO(conf));
+    }
+
+    @Override
+    public java.util.List<io.delta.kernel.engine.MetricsReporter> getMetricsReporters() {
+      return java.util.List.of();
+    }
   }
 
   /**
