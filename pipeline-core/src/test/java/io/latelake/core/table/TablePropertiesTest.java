@@ -64,6 +64,35 @@ class TablePropertiesTest extends SparkTestBase {
         .containsEntry("latelake.rollup.time-zone", "Europe/Paris");
   }
 
+  /** A new table has no Delta checkpoint yet: Kernel's warning about that is not logged. */
+  @Test
+  void aReadLogsNothingFromKernel() {
+    String fresh = tmp.resolve("fresh").toString();
+    DeltaTables.createIfNotExists(spark, fresh, SCHEMA, List.of(), Map.of("k", "v"));
+    java.io.StringWriter log = new java.io.StringWriter();
+    var ctx =
+        (org.apache.logging.log4j.core.LoggerContext)
+            org.apache.logging.log4j.LogManager.getContext(false);
+    var capture =
+        org.apache.logging.log4j.core.appender.WriterAppender.newBuilder()
+            .setName("capture-kernel")
+            .setTarget(log)
+            .setLayout(
+                org.apache.logging.log4j.core.layout.PatternLayout.newBuilder()
+                    .withPattern("%-5p %c{1}: %m%n")
+                    .build())
+            .build();
+    capture.start();
+    ctx.getRootLogger().addAppender(capture);
+    try {
+      assertThat(TableProperties.get(spark, fresh, "k")).contains("v");
+    } finally {
+      ctx.getRootLogger().removeAppender(capture);
+      capture.stop();
+    }
+    assertThat(log.toString()).doesNotContain("kernel").doesNotContain("SnapshotManager");
+  }
+
   @Test
   void noTableIsAnAnalysisException() {
     String missing = tmp.resolve("missing").toString();
