@@ -92,6 +92,7 @@ public final class SparkSessions {
    */
   public static SparkSession create(String appName, Config config) {
     int partitions = shufflePartitions(config);
+    KernelLogs.quiet();
     SparkSession.Builder builder =
         SparkSession.builder()
             .appName(appName)

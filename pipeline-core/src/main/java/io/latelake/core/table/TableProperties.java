@@ -73,47 +73,9 @@ public final class TableProperties {
    * @throws io.delta.kernel.exceptions.TableNotFoundException when no table is at {@code path}
    */
   static Map<String, String> withKernel(SparkSession spark, String path) {
-    KernelLogs.QUIET.run();
+    io.latelake.core.spark.KernelLogs.quiet();
     Engine engine = new QuietEngine(spark.sparkContext().hadoopConfiguration());
     return Table.forPath(engine, path).getLatestSnapshot(engine).getTableProperties();
-  }
-
-  /**
-   * Kernel logs every snapshot it loads at INFO, and at WARN each table without a Delta checkpoint
-   * yet (its first 10 commits: "Cannot find a complete checkpoint. Listing from version 0."), a
-   * line per read. Unless the logging configuration names them, {@code io.delta.kernel} is set to
-   * WARN and that class to ERROR, once.
-   */
-  private static final class KernelLogs {
-    static final Runnable QUIET = new KernelLogs()::quiet;
-    private static volatile boolean done;
-
-    private void quiet() {
-      if (done) {
-        return;
-      }
-      done = true;
-      try {
-        if (!(org.apache.logging.log4j.LogManager.getContext(false)
-            instanceof org.apache.logging.log4j.core.LoggerContext ctx)) {
-          return;
-        }
-        var named = ctx.getConfiguration().getLoggers();
-        for (Map.Entry<String, org.apache.logging.log4j.Level> e :
-            Map.of(
-                    "io.delta.kernel",
-                    org.apache.logging.log4j.Level.WARN,
-                    "io.delta.kernel.internal.snapshot.SnapshotManager",
-                    org.apache.logging.log4j.Level.ERROR)
-                .entrySet()) {
-          if (!named.containsKey(e.getKey())) {
-            org.apache.logging.log4j.core.config.Configurator.setLevel(e.getKey(), e.getValue());
-          }
-        }
-      } catch (RuntimeException | LinkageError e) {
-        LOG.debug("Kernel's loggers left as configured: {}", e.toString());
-      }
-    }
   }
 
   /**
