@@ -34,9 +34,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code latelake demo}: replays a captured dataset (by default the bundled phone data) slice by
- * slice through bronze, silver and gold on local Delta tables, then prints a report: records read,
- * bronze rows (valid / invalid), silver rows, duplicates removed, rows dropped by the watermark,
- * gold rows and the first gold windows.
+ * slice through bronze, silver and gold on local Delta tables, the three side by side ({@link
+ * FastPath#pipelined}: 31 slices in 33 steps), then prints a report: records read, bronze rows
+ * (valid / invalid), silver rows, duplicates removed, rows dropped by the watermark, gold rows and
+ * the first gold windows.
  */
 @Command(
     name = "demo",
@@ -79,24 +80,25 @@ public final class DemoCommand implements Callable<Integer> {
     out.flush();
     try {
       LandingWriter writer = new LandingWriter(landing);
-      long dropped = 0;
-      long read = 0;
+      long[] dropped = {0};
+      long[] read = {0};
       long started = System.nanoTime();
-      for (int i = 0; i < slices.size(); i++) {
-        writer.write(i + 1, slices.get(i));
-        FastPath.Step step = fast.step();
-        read += step.bronze().inputRows();
-        dropped += step.droppedByWatermark();
-        if ((i + 1) % 10 == 0 || i + 1 == slices.size()) {
-          out.printf(
-              "  micro-batch %d/%d: %d records read, %d dropped by the watermark so far "
-                  + "(%.0f s)%n",
-              i + 1, slices.size(), read, dropped, (System.nanoTime() - started) / 1e9);
-          out.flush();
-        }
-      }
+      int ticks = slices.size() + 2;
+      fast.pipelined(
+          slices.size(),
+          i -> writer.write(i + 1, slices.get(i)),
+          (tick, step) -> {
+            read[0] += step.bronze().inputRows();
+            dropped[0] += step.droppedByWatermark();
+            if (tick % 10 == 0 || tick == ticks) {
+              out.printf(
+                  "  step %d/%d: %d records read, %d dropped by the watermark so far (%.0f s)%n",
+                  tick, ticks, read[0], dropped[0], (System.nanoTime() - started) / 1e9);
+              out.flush();
+            }
+          });
       fast.close();
-      report(out, spark, fast.tables(), fast, events, dropped);
+      report(out, spark, fast.tables(), fast, events, dropped[0]);
       correct(out, spark, config);
       // lateness-profiler: the lateness summary and the HTML report, last.
       io.latelake.profiler.LatenessSummary.run(

@@ -6,12 +6,14 @@ import io.latelake.bronze.BronzeConfig;
 import io.latelake.bronze.BronzeJob;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.streaming.ProgressRecorder;
+import io.latelake.core.streaming.StreamRunner;
 import io.latelake.core.streaming.StreamSummary;
 import io.latelake.core.table.TableRegistry;
 import io.latelake.gold.GoldConfig;
 import io.latelake.gold.GoldJob;
 import io.latelake.silver.SilverConfig;
 import io.latelake.silver.SilverJob;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.apache.spark.sql.SparkSession;
@@ -82,6 +84,146 @@ public final class FastPath implements AutoCloseable {
     } finally {
       // Also when a stage fails: the rows of the stages before it are written now.
       progress.flush();
+    }
+  }
+
+  /**
+   * Runs the fast path over {@code slices} inputs with the three stages side by side, as {@code
+   * latelake run} does live, instead of one after another: in tick {@code i} bronze reads slice
+   * {@code i} while silver reads what bronze wrote in tick {@code i-1} and gold what silver wrote
+   * in tick {@code i-2}; two more ticks drain silver and gold. Each stage still reads exactly one
+   * micro-batch of its input per run, as in {@link #step()}, so every table, watermark and row
+   * dropped by the watermark is the same as {@code slices} lock steps give; only the time differs
+   * (on two cores a stage's driver work overlaps another's tasks).
+   *
+   * <p>Each run's input is fixed when it starts (the available-now trigger reads what its source
+   * holds at that moment), so within a tick gold starts first, then silver once gold has planned
+   * its micro-batch (or found nothing to read), then bronze once silver has.
+   *
+   * @param slices how many inputs there are
+   * @param land writes input {@code i} (0-based) where bronze reads it; called before tick {@code
+   *     i}'s bronze run
+   * @param afterTick called after each tick with its number (1-based, {@code slices + 2} in all)
+   *     and what the tick did (stages that did not run report nothing read)
+   * @throws io.latelake.core.streaming.StreamFailedException when a stage fails (the others of the
+   *     tick are awaited first)
+   */
+  public void pipelined(
+      int slices,
+      java.util.function.IntConsumer land,
+      java.util.function.BiConsumer<Integer, Step> afterTick) {
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(
+            3,
+            r -> {
+              Thread t = new Thread(r, "latelake-fast-path");
+              t.setDaemon(true);
+              return t;
+            });
+    try {
+      for (int tick = 1; tick <= slices + 2; tick++) {
+        List<Stage> stages = new ArrayList<>();
+        Stage gold = null;
+        Stage silver = null;
+        Stage bronze = null;
+        try {
+          if (tick >= 3) {
+            gold = launch(pool, new GoldJob(context, this.gold).starts(), true);
+            stages.add(gold);
+          }
+          if (tick >= 2) {
+            silver = launch(pool, new SilverJob(context, this.silver).starts(), true);
+            stages.add(silver);
+          }
+          if (tick <= slices) {
+            land.accept(tick - 1);
+            bronze = launch(pool, new BronzeJob(context, this.bronze).starts(), false);
+            stages.add(bronze);
+          }
+        } finally {
+          // a stage that failed to start: the ones already running end before it is reported
+          RuntimeException failed = null;
+          for (Stage st : stages) {
+            try {
+              await(st.run());
+            } catch (RuntimeException e) {
+              failed = failed == null ? e : failed;
+            }
+          }
+          progress.flush();
+          if (failed != null) {
+            throw failed;
+          }
+        }
+        afterTick.accept(
+            tick,
+            new Step(
+                bronze == null ? idle("bronze") : await(bronze.run()).get(0),
+                silver == null ? idle("silver_events") : await(silver.run()).get(0),
+                gold == null ? List.of() : await(gold.run())));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** One stage's run in a tick: its queries and the run itself. */
+  private record Stage(
+      List<StreamRunner.Start> starts, java.util.concurrent.Future<List<StreamSummary>> run) {}
+
+  /**
+   * Starts {@code starts} on the pool and returns once each of them has fixed its input: planned a
+   * micro-batch (a new offset log entry) or ended.
+   */
+  private Stage launch(
+      java.util.concurrent.ExecutorService pool,
+      List<StreamRunner.Start> starts,
+      boolean awaitInput) {
+    SparkSession spark = context.spark();
+    java.util.Map<String, Long> before = new java.util.HashMap<>();
+    for (StreamRunner.Start s : starts) {
+      before.put(s.queryName(), planned(spark, s.checkpoint()));
+    }
+    var run =
+        pool.submit(
+            () -> StreamRunner.run(spark, context.tables().streamProgress(), starts, progress));
+    try {
+      while (awaitInput && !run.isDone()) {
+        boolean all = true;
+        for (StreamRunner.Start s : starts) {
+          all &= planned(spark, s.checkpoint()) > before.get(s.queryName());
+        }
+        if (all) {
+          break;
+        }
+        Thread.sleep(10);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while the fast path started", e);
+    }
+    return new Stage(starts, run);
+  }
+
+  private static long planned(SparkSession spark, String checkpoint) {
+    return new io.latelake.core.streaming.Checkpoints(spark, checkpoint).lastPlanned().orElse(-1);
+  }
+
+  private static StreamSummary idle(String name) {
+    return new StreamSummary(name, 0, 0, 0, "");
+  }
+
+  private static <T> T await(java.util.concurrent.Future<T> f) {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while the fast path ran", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException(e.getCause());
     }
   }
 

@@ -108,6 +108,122 @@ class FastPathCasesTest extends SparkTestBase {
         .isEqualTo(1);
     assertThat(ids(spark, f.root + "/silver/events"))
         .containsExactly("h1", "h2", "h3", "p1", "p2", "p3");
+    assertThat(batches(f, "silver_events")).containsExactlyElementsOf(SEED_SILVER_BATCHES);
+    assertThat(batches(f, "gold_page_5m")).containsExactlyElementsOf(SEED_GOLD_BATCHES);
+  }
+
+  /**
+   * The seed example's micro-batches of silver as "batch rows-read rows-dropped watermark": one
+   * with data per landing file, then the no-data one that moves the watermark to the largest event
+   * time - 10 minutes (none after h4: dropped, it moves nothing).
+   */
+  private static final List<String> SEED_SILVER_BATCHES =
+      List.of(
+          "0 5 0 1970-01-01 00:00:00",
+          "1 0 0 2024-05-14 09:57:00",
+          "2 1 0 2024-05-14 09:57:00",
+          "3 0 0 2024-05-14 10:20:00",
+          "4 1 1 2024-05-14 10:20:00");
+
+  /** The same for gold: silver wrote nothing of the third file, so gold has no fifth batch. */
+  private static final List<String> SEED_GOLD_BATCHES =
+      List.of(
+          "0 5 0 1970-01-01 00:00:00",
+          "1 0 0 2024-05-14 09:57:00",
+          "2 1 0 2024-05-14 09:57:00",
+          "3 0 0 2024-05-14 10:20:00");
+
+  /**
+   * The seed example with the three stages side by side ({@link FastPath#pipelined}): the tables
+   * and drops of the lock steps above, and each stage's micro-batches as lock steps make them (one
+   * per landing file, each followed by the no-data micro-batch that moves the watermark when it
+   * changed).
+   */
+  @Test
+  void seedExamplePipelinedMakesTheLockStepsMicroBatches() {
+    LakeFixture f =
+        new LakeFixture(
+            tmp.resolve("seed-pipelined"),
+            "lake.event.fields=[{name=page, type=string}, {name=value, type=long}, "
+                + "{name=duration_s, type=double}]",
+            "lake.gold.metrics.page_5m.measures=[{name=events, function=count}, "
+                + "{name=value_sum, function=sum, column=value}, "
+                + "{name=total_duration_s, function=sum, column=duration_s}]");
+    List<List<String>> slices =
+        List.of(
+            List.of(
+                seed("h1", "/home", "10:01", "10:01:02", 7),
+                seed("p1", "/pricing", "10:02", "10:02:01", 4),
+                seed("p2", "/pricing", "10:04", "10:04:03", 6),
+                seed("h2", "/home", "10:06", "10:06:01", 5),
+                seed("p3", "/pricing", "10:07", "10:07:02", 5)),
+            List.of(seed("h3", "/home", "10:30", "10:30:01", 1)),
+            List.of(seed("h4", "/home", "10:03", "10:31:00", 5)));
+    List<String> ticks = new java.util.ArrayList<>();
+    try (FastPath fast = new FastPath(spark, f.config)) {
+      fast.pipelined(
+          slices.size(),
+          i -> f.land(slices.get(i).toArray(String[]::new)),
+          (tick, step) ->
+              ticks.add(
+                  tick
+                      + ": bronze "
+                      + step.bronze().inputRows()
+                      + ", silver "
+                      + step.silver().inputRows()
+                      + ", gold "
+                      + step.gold().stream().mapToLong(s -> s.inputRows()).sum()
+                      + ", dropped "
+                      + step.droppedByWatermark()));
+    }
+
+    assertThat(ticks)
+        .containsExactly(
+            "1: bronze 5, silver 0, gold 0, dropped 0",
+            "2: bronze 1, silver 5, gold 0, dropped 0",
+            "3: bronze 1, silver 1, gold 5, dropped 0",
+            "4: bronze 0, silver 1, gold 1, dropped 1",
+            "5: bronze 0, silver 0, gold 0, dropped 0");
+    assertThat(
+            spark
+                .read()
+                .format("delta")
+                .load(f.root + "/gold/page_5m")
+                .selectExpr(
+                    "concat_ws(' ', page, cast(window_start as string), events, "
+                        + "total_duration_s)")
+                .as(org.apache.spark.sql.Encoders.STRING())
+                .collectAsList()
+                .stream()
+                .sorted()
+                .toList())
+        .containsExactly(
+            "/home 2024-05-14 10:00:00 1 7.0",
+            "/home 2024-05-14 10:05:00 1 5.0",
+            "/home 2024-05-14 10:30:00 1 1.0",
+            "/pricing 2024-05-14 10:00:00 2 10.0",
+            "/pricing 2024-05-14 10:05:00 1 5.0");
+    assertThat(ids(spark, f.root + "/silver/events"))
+        .containsExactly("h1", "h2", "h3", "p1", "p2", "p3");
+    assertThat(batches(f, "silver_events")).containsExactlyElementsOf(SEED_SILVER_BATCHES);
+    assertThat(batches(f, "gold_page_5m")).containsExactlyElementsOf(SEED_GOLD_BATCHES);
+  }
+
+  /**
+   * @return {@code query}'s rows of monitoring.stream_progress as "batch rows dropped watermark"
+   */
+  private List<String> batches(LakeFixture f, String query) {
+    return spark
+        .read()
+        .format("delta")
+        .load(f.root + "/monitoring/stream_progress")
+        .filter(col("query_name").equalTo(query))
+        .orderBy("batch_id")
+        .selectExpr(
+            "concat_ws(' ', batch_id, input_rows, rows_dropped_by_watermark, "
+                + "cast(watermark as string))")
+        .as(org.apache.spark.sql.Encoders.STRING())
+        .collectAsList();
   }
 
   private static String seed(String id, String page, String hhmm, String enq, double dur) {
