@@ -121,39 +121,42 @@ public final class FastPath implements AutoCloseable {
               return t;
             });
     try {
-      for (int tick = 1; tick <= slices + 2; tick++) {
+      for (int tick = 1; slices > 0 && tick <= slices + 2; tick++) {
         List<Stage> stages = new ArrayList<>();
         Stage gold = null;
         Stage silver = null;
         Stage bronze = null;
+        RuntimeException failed = null;
         try {
           if (tick >= 3) {
-            gold = launch(pool, new GoldJob(context, this.gold).starts(), true);
-            stages.add(gold);
+            gold = launch(pool, new GoldJob(context, this.gold).starts(), true, stages);
           }
-          if (tick >= 2) {
-            silver = launch(pool, new SilverJob(context, this.silver).starts(), true);
-            stages.add(silver);
+          if (tick >= 2 && tick <= slices + 1 && !failed(gold)) {
+            silver = launch(pool, new SilverJob(context, this.silver).starts(), true, stages);
           }
-          if (tick <= slices) {
+          if (tick <= slices && !failed(gold) && !failed(silver)) {
             land.accept(tick - 1);
-            bronze = launch(pool, new BronzeJob(context, this.bronze).starts(), false);
-            stages.add(bronze);
+            bronze = launch(pool, new BronzeJob(context, this.bronze).starts(), false, stages);
           }
+        } catch (RuntimeException e) {
+          failed = e;
         } finally {
-          // a stage that failed to start: the ones already running end before it is reported
-          RuntimeException failed = null;
+          // every stage that started ends before a failure is reported
           for (Stage st : stages) {
             try {
               await(st.run());
             } catch (RuntimeException e) {
-              failed = failed == null ? e : failed;
+              if (failed == null) {
+                failed = e;
+              } else if (failed != e) {
+                failed.addSuppressed(e);
+              }
             }
           }
           progress.flush();
-          if (failed != null) {
-            throw failed;
-          }
+        }
+        if (failed != null) {
+          throw failed;
         }
         afterTick.accept(
             tick,
@@ -164,6 +167,11 @@ public final class FastPath implements AutoCloseable {
       }
     } finally {
       pool.shutdownNow();
+      try {
+        pool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
@@ -172,23 +180,29 @@ public final class FastPath implements AutoCloseable {
       List<StreamRunner.Start> starts, java.util.concurrent.Future<List<StreamSummary>> run) {}
 
   /**
-   * Starts {@code starts} on the pool and returns once each of them has fixed its input: planned a
-   * micro-batch (a new offset log entry) or ended.
+   * Starts {@code starts} on the pool, adds the run to {@code stages} and, with {@code awaitInput},
+   * returns once each query has fixed its input: planned a micro-batch (a new offset log entry,
+   * written after the available-now trigger fixed the end of its input) or ended.
    */
   private Stage launch(
       java.util.concurrent.ExecutorService pool,
       List<StreamRunner.Start> starts,
-      boolean awaitInput) {
+      boolean awaitInput,
+      List<Stage> stages) {
     SparkSession spark = context.spark();
     java.util.Map<String, Long> before = new java.util.HashMap<>();
     for (StreamRunner.Start s : starts) {
       before.put(s.queryName(), planned(spark, s.checkpoint()));
     }
-    var run =
-        pool.submit(
-            () -> StreamRunner.run(spark, context.tables().streamProgress(), starts, progress));
+    Stage stage =
+        new Stage(
+            starts,
+            pool.submit(
+                () ->
+                    StreamRunner.run(spark, context.tables().streamProgress(), starts, progress)));
+    stages.add(stage);
     try {
-      while (awaitInput && !run.isDone()) {
+      while (awaitInput && !stage.run().isDone()) {
         boolean all = true;
         for (StreamRunner.Start s : starts) {
           all &= planned(spark, s.checkpoint()) > before.get(s.queryName());
@@ -196,13 +210,28 @@ public final class FastPath implements AutoCloseable {
         if (all) {
           break;
         }
-        Thread.sleep(10);
+        Thread.sleep(25);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while the fast path started", e);
     }
-    return new Stage(starts, run);
+    return stage;
+  }
+
+  /** Whether {@code stage} ran and ended with a failure (the next stages then do not start). */
+  private static boolean failed(Stage stage) {
+    if (stage == null || !stage.run().isDone()) {
+      return false;
+    }
+    try {
+      stage.run().get();
+      return false;
+    } catch (java.util.concurrent.ExecutionException
+        | InterruptedException
+        | java.util.concurrent.CancellationException e) {
+      return true;
+    }
   }
 
   private static long planned(SparkSession spark, String checkpoint) {
