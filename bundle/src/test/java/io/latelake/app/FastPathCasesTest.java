@@ -53,48 +53,17 @@ class FastPathCasesTest extends SparkTestBase {
 
   @Test
   void seedExampleDropsTheLateHomeViewAndRecordsIt() {
-    LakeFixture f =
-        new LakeFixture(
-            tmp.resolve("seed"),
-            "lake.event.fields=[{name=page, type=string}, {name=value, type=long}, "
-                + "{name=duration_s, type=double}]",
-            "lake.gold.metrics.page_5m.measures=[{name=events, function=count}, "
-                + "{name=value_sum, function=sum, column=value}, "
-                + "{name=total_duration_s, function=sum, column=duration_s}]");
+    LakeFixture f = seedLake("seed");
     FastPath fast = new FastPath(spark, f.config);
-    f.land(
-        seed("h1", "/home", "10:01", "10:01:02", 7),
-        seed("p1", "/pricing", "10:02", "10:02:01", 4),
-        seed("p2", "/pricing", "10:04", "10:04:03", 6),
-        seed("h2", "/home", "10:06", "10:06:01", 5),
-        seed("p3", "/pricing", "10:07", "10:07:02", 5));
-    fast.step();
-    f.land(seed("h3", "/home", "10:30", "10:30:01", 1));
-    fast.step();
-    f.land(seed("h4", "/home", "10:03", "10:31:00", 5));
-    FastPath.Step last = fast.step();
+    FastPath.Step last = null;
+    for (List<String> slice : SEED_SLICES) {
+      f.land(slice.toArray(String[]::new));
+      last = fast.step();
+    }
 
     assertThat(last.bronze().inputRows()).isEqualTo(1);
     assertThat(last.silver().droppedByWatermark()).isEqualTo(1);
-    List<String> gold =
-        spark
-            .read()
-            .format("delta")
-            .load(f.root + "/gold/page_5m")
-            .selectExpr(
-                "concat_ws(' ', page, cast(window_start as string), events, " + "total_duration_s)")
-            .as(org.apache.spark.sql.Encoders.STRING())
-            .collectAsList()
-            .stream()
-            .sorted()
-            .toList();
-    assertThat(gold)
-        .containsExactly(
-            "/home 2024-05-14 10:00:00 1 7.0",
-            "/home 2024-05-14 10:05:00 1 5.0",
-            "/home 2024-05-14 10:30:00 1 1.0",
-            "/pricing 2024-05-14 10:00:00 2 10.0",
-            "/pricing 2024-05-14 10:05:00 1 5.0");
+    assertThat(seedGold(f)).containsExactlyElementsOf(SEED_GOLD);
     assertThat(droppedRecorded(f, "silver_events")).isEqualTo(1);
     assertThat(droppedRecorded(f, "gold_page_5m")).isEqualTo(0);
     // The late event is kept in bronze, valid, for the correction path.
@@ -110,6 +79,54 @@ class FastPathCasesTest extends SparkTestBase {
         .containsExactly("h1", "h2", "h3", "p1", "p2", "p3");
     assertThat(batches(f, "silver_events")).containsExactlyElementsOf(SEED_SILVER_BATCHES);
     assertThat(batches(f, "gold_page_5m")).containsExactlyElementsOf(SEED_GOLD_BATCHES);
+  }
+
+  /** The seed example's three landing files, in arrival order: h4 arrives last, 27 minutes late. */
+  private static final List<List<String>> SEED_SLICES =
+      List.of(
+          List.of(
+              seed("h1", "/home", "10:01", "10:01:02", 7),
+              seed("p1", "/pricing", "10:02", "10:02:01", 4),
+              seed("p2", "/pricing", "10:04", "10:04:03", 6),
+              seed("h2", "/home", "10:06", "10:06:01", 5),
+              seed("p3", "/pricing", "10:07", "10:07:02", 5)),
+          List.of(seed("h3", "/home", "10:30", "10:30:01", 1)),
+          List.of(seed("h4", "/home", "10:03", "10:31:00", 5)));
+
+  /** The seed example's gold as "page window_start events total_duration_s": h4 is not in it. */
+  private static final List<String> SEED_GOLD =
+      List.of(
+          "/home 2024-05-14 10:00:00 1 7.0",
+          "/home 2024-05-14 10:05:00 1 5.0",
+          "/home 2024-05-14 10:30:00 1 1.0",
+          "/pricing 2024-05-14 10:00:00 2 10.0",
+          "/pricing 2024-05-14 10:05:00 1 5.0");
+
+  /** A lake with the seed example's fields and measures. */
+  private LakeFixture seedLake(String name) {
+    return new LakeFixture(
+        tmp.resolve(name),
+        "lake.event.fields=[{name=page, type=string}, {name=value, type=long}, "
+            + "{name=duration_s, type=double}]",
+        "lake.gold.metrics.page_5m.measures=[{name=events, function=count}, "
+            + "{name=value_sum, function=sum, column=value}, "
+            + "{name=total_duration_s, function=sum, column=duration_s}]");
+  }
+
+  /**
+   * @return the lake's gold as "page window_start events total_duration_s", sorted
+   */
+  private List<String> seedGold(LakeFixture f) {
+    return spark
+        .read()
+        .format("delta")
+        .load(f.root + "/gold/page_5m")
+        .selectExpr("concat_ws(' ', page, cast(window_start as string), events, total_duration_s)")
+        .as(org.apache.spark.sql.Encoders.STRING())
+        .collectAsList()
+        .stream()
+        .sorted()
+        .toList();
   }
 
   /**
@@ -141,29 +158,12 @@ class FastPathCasesTest extends SparkTestBase {
    */
   @Test
   void seedExamplePipelinedMakesTheLockStepsMicroBatches() {
-    LakeFixture f =
-        new LakeFixture(
-            tmp.resolve("seed-pipelined"),
-            "lake.event.fields=[{name=page, type=string}, {name=value, type=long}, "
-                + "{name=duration_s, type=double}]",
-            "lake.gold.metrics.page_5m.measures=[{name=events, function=count}, "
-                + "{name=value_sum, function=sum, column=value}, "
-                + "{name=total_duration_s, function=sum, column=duration_s}]");
-    List<List<String>> slices =
-        List.of(
-            List.of(
-                seed("h1", "/home", "10:01", "10:01:02", 7),
-                seed("p1", "/pricing", "10:02", "10:02:01", 4),
-                seed("p2", "/pricing", "10:04", "10:04:03", 6),
-                seed("h2", "/home", "10:06", "10:06:01", 5),
-                seed("p3", "/pricing", "10:07", "10:07:02", 5)),
-            List.of(seed("h3", "/home", "10:30", "10:30:01", 1)),
-            List.of(seed("h4", "/home", "10:03", "10:31:00", 5)));
+    LakeFixture f = seedLake("seed-pipelined");
     List<String> ticks = new java.util.ArrayList<>();
     try (FastPath fast = new FastPath(spark, f.config)) {
       fast.pipelined(
-          slices.size(),
-          i -> f.land(slices.get(i).toArray(String[]::new)),
+          SEED_SLICES.size(),
+          i -> f.land(SEED_SLICES.get(i).toArray(String[]::new)),
           (tick, step) ->
               ticks.add(
                   tick
@@ -184,25 +184,7 @@ class FastPathCasesTest extends SparkTestBase {
             "3: bronze 1, silver 1, gold 5, dropped 0",
             "4: bronze 0, silver 1, gold 1, dropped 1",
             "5: bronze 0, silver 0, gold 0, dropped 0");
-    assertThat(
-            spark
-                .read()
-                .format("delta")
-                .load(f.root + "/gold/page_5m")
-                .selectExpr(
-                    "concat_ws(' ', page, cast(window_start as string), events, "
-                        + "total_duration_s)")
-                .as(org.apache.spark.sql.Encoders.STRING())
-                .collectAsList()
-                .stream()
-                .sorted()
-                .toList())
-        .containsExactly(
-            "/home 2024-05-14 10:00:00 1 7.0",
-            "/home 2024-05-14 10:05:00 1 5.0",
-            "/home 2024-05-14 10:30:00 1 1.0",
-            "/pricing 2024-05-14 10:00:00 2 10.0",
-            "/pricing 2024-05-14 10:05:00 1 5.0");
+    assertThat(seedGold(f)).containsExactlyElementsOf(SEED_GOLD);
     assertThat(ids(spark, f.root + "/silver/events"))
         .containsExactly("h1", "h2", "h3", "p1", "p2", "p3");
     assertThat(batches(f, "silver_events")).containsExactlyElementsOf(SEED_SILVER_BATCHES);
