@@ -84,19 +84,23 @@ public final class DemoCommand implements Callable<Integer> {
       long[] read = {0};
       long started = System.nanoTime();
       int ticks = slices.size() + 2;
-      fast.pipelined(
-          slices.size(),
-          i -> writer.write(i + 1, slices.get(i)),
-          (tick, step) -> {
-            read[0] += step.bronze().inputRows();
-            dropped[0] += step.droppedByWatermark();
-            if (tick % 10 == 0 || tick == ticks) {
-              out.printf(
-                  "  step %d/%d: %d records read, %d dropped by the watermark so far (%.0f s)%n",
-                  tick, ticks, read[0], dropped[0], (System.nanoTime() - started) / 1e9);
-              out.flush();
-            }
-          });
+      int completed =
+          fast.pipelined(
+              slices.size(),
+              i -> writer.write(i + 1, slices.get(i)),
+              (tick, step) -> {
+                read[0] += step.bronze().inputRows();
+                dropped[0] += step.droppedByWatermark();
+                if (tick % 10 == 0 || tick == ticks) {
+                  out.printf(
+                      "  step %d/%d: %d records read, %d dropped by the watermark so far (%.0f s)%n",
+                      tick, ticks, read[0], dropped[0], (System.nanoTime() - started) / 1e9);
+                  out.flush();
+                }
+              });
+      if (FastPath.stopping()) {
+        return stopped(out, "after step " + completed + "/" + ticks, root);
+      }
       fast.close();
       report(out, spark, fast.tables(), fast, events, dropped[0]);
       correct(out, spark, config);
@@ -119,10 +123,32 @@ public final class DemoCommand implements Callable<Integer> {
       io.latelake.core.spark.SparkSessions.stop(spark);
       io.latelake.analyst.DemoCatalog.registerAndSuggest(out, config, options.configFile());
       return ExitCode.OK.code();
+    } catch (RuntimeException e) {
+      if (FastPath.stopping()) {
+        // what a job threw once the stop began is its consequence: Spark is stopping
+        return stopped(out, "after the stream", root);
+      }
+      throw e;
     } finally {
-      fast.close();
-      io.latelake.core.spark.SparkSessions.stop(spark);
+      if (!FastPath.stopping()) {
+        fast.close();
+        io.latelake.core.spark.SparkSessions.stop(spark);
+      } // else the stop hooks write the last progress rows and Spark's own stops the session
     }
+  }
+
+  /**
+   * Says the demo ended on a stop (SIGTERM or SIGINT) and what it leaves.
+   *
+   * @return {@link ExitCode#STOPPED}
+   */
+  private static int stopped(PrintWriter out, String when, String root) {
+    out.printf(
+        "demo stopped on request %s: the tables under %s keep every micro-batch committed"
+            + " before the stop (each demo writes a new lake)%n",
+        when, Path.of(root).toAbsolutePath());
+    out.flush();
+    return ExitCode.STOPPED.code();
   }
 
   /**

@@ -103,12 +103,18 @@ public final class FastPath implements AutoCloseable {
    * @param slices how many inputs there are
    * @param land writes input {@code i} (0-based) where bronze reads it; called before tick {@code
    *     i}'s bronze run
+   *     <p>A stop requested while it runs (SIGTERM: each stage's queries stop after their running
+   *     micro-batch, see {@link StreamRunner}) ends it after the tick that was running: no further
+   *     stage starts, and what the stopped stages threw is the stop's consequence, not a failure.
    * @param afterTick called after each tick with its number (1-based, {@code slices + 2} in all)
-   *     and what the tick did (stages that did not run report nothing read)
+   *     and what the tick did (stages that did not run report nothing read); not called for the
+   *     tick a stop ended
+   * @return the number of ticks completed: {@code slices + 2}, fewer when a stop ended it ({@code
+   *     0} for no slices)
    * @throws io.latelake.core.streaming.StreamFailedException when a stage fails (the others of the
    *     tick are awaited first)
    */
-  public void pipelined(
+  public int pipelined(
       int slices,
       java.util.function.IntConsumer land,
       java.util.function.BiConsumer<Integer, Step> afterTick) {
@@ -120,8 +126,9 @@ public final class FastPath implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
+    int done = 0;
     try {
-      for (int tick = 1; slices > 0 && tick <= slices + 2; tick++) {
+      for (int tick = 1; slices > 0 && tick <= slices + 2 && !stopping(); tick++) {
         List<Stage> stages = new ArrayList<>();
         Stage gold = null;
         Stage silver = null;
@@ -131,10 +138,10 @@ public final class FastPath implements AutoCloseable {
           if (tick >= 3) {
             gold = launch(pool, new GoldJob(context, this.gold).starts(), true, stages);
           }
-          if (tick >= 2 && tick <= slices + 1 && !failed(gold)) {
+          if (tick >= 2 && tick <= slices + 1 && !failed(gold) && !stopping()) {
             silver = launch(pool, new SilverJob(context, this.silver).starts(), true, stages);
           }
-          if (tick <= slices && !failed(gold) && !failed(silver)) {
+          if (tick <= slices && !failed(gold) && !failed(silver) && !stopping()) {
             land.accept(tick - 1);
             bronze = launch(pool, new BronzeJob(context, this.bronze).starts(), false, stages);
           }
@@ -153,11 +160,17 @@ public final class FastPath implements AutoCloseable {
               }
             }
           }
-          progress.flush();
+          if (!stopping()) {
+            progress.flush(); // on a stop, each stage's stop hook has written its rows
+          }
+        }
+        if (stopping()) {
+          return done;
         }
         if (failed != null) {
           throw failed;
         }
+        done = tick;
         afterTick.accept(
             tick,
             new Step(
@@ -165,6 +178,7 @@ public final class FastPath implements AutoCloseable {
                 silver == null ? idle("silver_events") : await(silver.run()).get(0),
                 gold == null ? List.of() : await(gold.run())));
       }
+      return done;
     } finally {
       pool.shutdownNow();
       try {
@@ -173,6 +187,14 @@ public final class FastPath implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
+  }
+
+  /**
+   * @return true once the JVM shuts down (SIGTERM, SIGINT, or {@code System.exit} elsewhere): the
+   *     stages' stop hooks are stopping what runs, and nothing new may start
+   */
+  static boolean stopping() {
+    return org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress();
   }
 
   /** One stage's run in a tick: its queries and the run itself. */

@@ -18,7 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code latelake run} in its own JVM on landing files: SIGTERM during a micro-batch stops all
  * three queries cleanly (exit 143, nothing logged at ERROR, every micro-batch recorded once);
  * {@code --available-now} takes each layer to the end of its input and exits 0; one query failing
- * stops the others and exits 1 naming it.
+ * stops the others and exits 1 naming it. SIGTERM during {@code latelake demo} ends it after the
+ * step that was running: exit 143, one line saying so, nothing at ERROR, every micro-batch recorded
+ * once.
  */
 class RunCommandIT extends SparkTestBase {
   private static final Duration BOUND = Duration.ofMinutes(10);
@@ -152,5 +154,74 @@ class RunCommandIT extends SparkTestBase {
     assertThat(log)
         .contains("Stream gold_page_5m failed: ")
         .contains("; stopped bronze_web, silver_events");
+  }
+
+  @Test
+  void sigtermDuringTheDemoEndsItAfterItsRunningStepWithoutAnError(@TempDir Path tmp)
+      throws Exception {
+    Path root = tmp.resolve("lake");
+    Path dataset = StreamProcess.repoRoot().resolve("data/ooo-iot-umts/ooo_umts_events.csv.gz");
+    // the first 4,000 arrivals in 10-second slices: 26 slices, 28 side-by-side steps
+    int steps =
+        io.latelake.bronze.replay.ReplayPlan.slices(
+                    io.latelake.bronze.replay.CapturedEvents.read(dataset, "arrival_time")
+                        .subList(0, 4000),
+                    Duration.ofSeconds(10))
+                .size()
+            + 2;
+    int exit;
+    String log;
+    Path demoRoot;
+    try (StreamProcess demo =
+        StreamProcess.start(
+            io.latelake.cli.LatelakeCli.class,
+            StreamProcess.logFile("RunCommandIT-demo-sigterm"),
+            List.of(),
+            "demo",
+            "--config",
+            StreamProcess.repoRoot().resolve("conf/local.conf").toString(),
+            "--set",
+            "lake.root=\"" + root + "\"",
+            "--dataset",
+            dataset.toString(),
+            "--limit",
+            "4000",
+            "--slice",
+            "PT10S")) {
+      // the fourth slice landed: step 3, in which bronze, silver and gold each ran, has ended
+      demo.waitFor("the demo's step 4", BOUND, () -> landed(root) >= 4);
+      exit = demo.terminate();
+      log = demo.logText();
+      try (Stream<Path> dirs = Files.list(root)) {
+        demoRoot =
+            dirs.filter(d -> d.getFileName().toString().startsWith("demo-")).findFirst().get();
+      }
+    }
+    assertThat(exit).isEqualTo(143);
+    assertThat(log).doesNotContain(" ERROR ").doesNotContain("failed").doesNotContain("Exception");
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile(
+                "demo stopped on request after step (\\d+)/(\\d+): the tables under "
+                    + java.util.regex.Pattern.quote(demoRoot.toAbsolutePath().toString())
+                    + " keep every micro-batch committed before the stop")
+            .matcher(log);
+    assertThat(m.find()).as(log).isTrue();
+    int completed = Integer.parseInt(m.group(1));
+    assertThat(Integer.parseInt(m.group(2))).isEqualTo(steps);
+    // it stopped within the step running at the SIGTERM: no later slice landed, no report
+    assertThat(completed).isBetween(3, steps - 1);
+    assertThat(landed(root)).isBetween(4L, completed + 1L);
+    assertThat(log).doesNotContain("== latelake demo report ==");
+    ProgressAssert.exactlyOncePerBatch(
+        spark, demoRoot, List.of("bronze_ooo_umts", "silver_events", "gold_events_per_device_10s"));
+  }
+
+  /** How many landing files the demo under {@code root} has written. */
+  private static long landed(Path root) {
+    try (Stream<Path> files = Files.walk(root)) {
+      return files.filter(f -> f.getParent().getFileName().toString().equals("landing")).count();
+    } catch (java.io.IOException | java.io.UncheckedIOException e) {
+      return 0; // not there yet, or written while walked
+    }
   }
 }
