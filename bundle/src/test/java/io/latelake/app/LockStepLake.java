@@ -9,6 +9,7 @@ import io.latelake.bronze.BronzeJob;
 import io.latelake.bronze.replay.LandingWriter;
 import io.latelake.core.config.ConfigLoader;
 import io.latelake.core.job.JobContext;
+import io.latelake.core.streaming.ProgressRecorder;
 import io.latelake.core.streaming.StreamRunner;
 import io.latelake.core.streaming.StreamSummary;
 import io.latelake.core.table.TableRegistry;
@@ -34,6 +35,10 @@ import org.apache.spark.sql.SparkSession;
  * input (available-now). Events carry their enqueued time in the payload field {@code
  * enqueued_time}; both watermark delays are 10 minutes, and gold has one metric, {@code page_5m}
  * (5-minute windows by page: events, value_sum).
+ *
+ * <p>As {@link FastPath#step()}, the stages share one progress recorder that writes a step's rows
+ * to {@code monitoring.stream_progress} in one append when the step ends (or fails). One lake runs
+ * at a time in a session: the recorder follows the queries by name while they run.
  */
 final class LockStepLake {
   final Path root;
@@ -42,6 +47,7 @@ final class LockStepLake {
   private final SparkSession spark;
   private final Map<String, BronzeConfig> bronze = new LinkedHashMap<>();
   private final Map<String, LandingWriter> landing = new LinkedHashMap<>();
+  private final ProgressRecorder progress;
   long silverDropped;
   long goldDropped;
   private int files;
@@ -68,6 +74,10 @@ final class LockStepLake {
       bronze.put(s, BronzeConfig.fromConfig(load(root, own.toArray(String[]::new))));
     }
     context = JobContext.start(spark, TableRegistry.fromConfig(config));
+    progress =
+        new ProgressRecorder(spark, context.tables().streamProgress(), java.util.Set.of())
+            .writeOnFlush()
+            .start();
   }
 
   /** Lands one file of JSON lines for {@code source} (ignored when the lake has no such source). */
@@ -90,14 +100,19 @@ final class LockStepLake {
     for (BronzeConfig b : bronze.values()) {
       starts.addAll(new BronzeJob(context, b).starts());
     }
-    StreamRunner.run(spark, context.tables().streamProgress(), starts);
-    silverDropped +=
-        new SilverJob(context, SilverConfig.fromConfig(layers))
-            .run()
-            .summary()
-            .droppedByWatermark();
-    for (StreamSummary g : new GoldJob(context, GoldConfig.fromConfig(layers)).run().summaries()) {
-      goldDropped += g.droppedByWatermark();
+    try {
+      StreamRunner.run(spark, context.tables().streamProgress(), starts, progress);
+      silverDropped +=
+          new SilverJob(context, SilverConfig.fromConfig(layers))
+              .run(progress)
+              .summary()
+              .droppedByWatermark();
+      for (StreamSummary g :
+          new GoldJob(context, GoldConfig.fromConfig(layers)).run(progress).summaries()) {
+        goldDropped += g.droppedByWatermark();
+      }
+    } finally {
+      progress.flush();
     }
   }
 
