@@ -71,8 +71,12 @@ final class QuerySupervisor {
               known.get().maxRestarts());
           recorder.awaitTerminated(q.runId(), StreamRunner.LISTENER_WAIT);
           recorder.recordMissing(q.name(), s.checkpoint(), known.get().recovery());
-          StreamingQuery again = s.start().get();
+          StreamingQuery again;
           synchronized (queries) {
+            if (stop.requested()) {
+              continue; // the stop came meanwhile: nothing more starts (see StreamRunner)
+            }
+            again = s.start().get();
             queries.put(q.name(), again);
           }
           runs.get(q.name()).add(again);

@@ -126,9 +126,15 @@ public final class StreamRunner {
       for (Start s : starts) {
         recorder.recordMissing(s.queryName(), s.checkpoint(), StreamProgressTable.RECOVERY_KILLED);
         recorder.watermarkDelay(s.queryName(), s.watermarkDelay());
-        LOG.info("Starting stream {}", s.queryName());
-        StreamingQuery q = s.start().get();
+        StreamingQuery q;
         synchronized (queries) {
+          // The stop hook marks the stop, then reads the running queries under this lock: a query
+          // is either started before that read (and stopped by the hook) or not started at all.
+          if (stop.requested()) {
+            break;
+          }
+          LOG.info("Starting stream {}", s.queryName());
+          q = s.start().get();
           queries.put(s.queryName(), q);
         }
         runs.computeIfAbsent(s.queryName(), k -> new ArrayList<>()).add(q);
@@ -139,7 +145,12 @@ public final class StreamRunner {
       }
       List<StreamSummary> out = new ArrayList<>();
       for (Start s : starts) {
-        out.add(summary(s.queryName(), runs.get(s.queryName()), recorder, stop.requested()));
+        out.add(
+            summary(
+                s.queryName(),
+                runs.getOrDefault(s.queryName(), List.of()),
+                recorder,
+                stop.requested()));
       }
       return out;
     } catch (RuntimeException e) {
