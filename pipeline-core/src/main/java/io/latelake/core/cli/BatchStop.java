@@ -122,7 +122,7 @@ final class BatchStop {
    * background job of a script, or {@code -Xrs}) is left alone.
    */
   @SuppressWarnings("removal")
-  private static void watchSignals() {
+  static void watchSignals() {
     if (!WATCHING.compareAndSet(false, true)) {
       return;
     }
@@ -200,5 +200,13 @@ final class BatchStop {
    */
   static boolean stopped() {
     return STOPPED.get();
+  }
+
+  /**
+   * @return true once this JVM received SIGTERM, SIGINT or SIGHUP (watched since {@link
+   *     #watchSignals})
+   */
+  static boolean signalled() {
+    return SIGNAL.get() != null;
   }
 }

@@ -10,9 +10,10 @@ import picocli.CommandLine;
 /**
  * Runs a picocli command and turns every outcome into a documented exit code: 0 ok, 1 runtime
  * failure, 2 bad usage or config, 3 audit differences, 143 a command stopped by SIGTERM (a batch
- * command's {@link BatchStop}, the streams' own stop). What a command throws once the JVM shuts
- * down is the stop's consequence: logged at DEBUG, not reported as a failure. Never exits 0 on
- * failure. Error text never shows a configured secret value ({@link Secrets#redact}).
+ * command's {@link BatchStop}, the streams' own stop). What a command throws once a signal
+ * (SIGTERM, SIGINT, SIGHUP) began the JVM's shutdown is the stop's consequence: logged at DEBUG,
+ * not reported as a failure. Never exits 0 on failure. Error text never shows a configured secret
+ * value ({@link Secrets#redact}).
  */
 public final class Launcher {
   private static final Logger LOG = LoggerFactory.getLogger(Launcher.class);
@@ -34,6 +35,8 @@ public final class Launcher {
    */
   public static int execute(
       Object command, java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
+    // which signal stops the command, if one does (see the execution exception handler)
+    BatchStop.watchSignals();
     CommandLine cli = new CommandLine(command);
     if (out != null) {
       cli.setOut(out);
@@ -44,10 +47,12 @@ public final class Launcher {
     cli.setExecutionExceptionHandler(
         (ex, line, parsed) -> {
           if (BatchStop.stopped()
-              || org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress()) {
+              || (BatchStop.signalled()
+                  && org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress())) {
             // SIGTERM: the stop cancelled the command's jobs (or stopped its streams) and said so
             // in one line; what the cancellation threw is its consequence, not a fault. The JVM
-            // exits with 143.
+            // exits with 143. (A shutdown without a signal, e.g. Spark's exit after an
+            // OutOfMemoryError, is reported below.)
             LOG.debug("{} ended by the stop", line.getCommandName(), ex);
             return ExitCode.STOPPED.code();
           }
