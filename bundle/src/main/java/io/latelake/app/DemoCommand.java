@@ -52,6 +52,12 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    try (DemoStop stop = new DemoStop()) {
+      return run(stop);
+    }
+  }
+
+  private int run(DemoStop stop) {
     Config base = options.load();
     String stamp =
         LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
@@ -99,9 +105,19 @@ public final class DemoCommand implements Callable<Integer> {
                 }
               });
       if (FastPath.stopping()) {
-        return stopped(out, "after step " + completed + "/" + ticks, root);
+        return stopped(
+            out,
+            "at step "
+                + Math.min(completed + 1, ticks)
+                + "/"
+                + ticks
+                + " ("
+                + completed
+                + " complete)",
+            root);
       }
       fast.close();
+      stop.batchPhase(spark.sparkContext());
       report(out, spark, fast.tables(), fast, events, dropped[0]);
       correct(out, spark, config);
       // lateness-profiler: the lateness summary and the HTML report, last.
@@ -130,15 +146,16 @@ public final class DemoCommand implements Callable<Integer> {
       }
       throw e;
     } finally {
+      fast.close(); // Spark stays up until the demo has ended (DemoStop)
       if (!FastPath.stopping()) {
-        fast.close();
         io.latelake.core.spark.SparkSessions.stop(spark);
-      } // else the stop hooks write the last progress rows and Spark's own stops the session
+      } // else Spark's own shutdown hook stops the session
     }
   }
 
   /**
-   * Says the demo ended on a stop (SIGTERM or SIGINT) and what it leaves.
+   * Says the demo ended on a stop (SIGTERM or SIGINT, {@link DemoStop}) and what it leaves: the
+   * step that was running ends, its stages' queries each after their running micro-batch.
    *
    * @return {@link ExitCode#STOPPED}
    */

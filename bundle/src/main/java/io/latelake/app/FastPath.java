@@ -100,12 +100,14 @@ public final class FastPath implements AutoCloseable {
    * holds at that moment), so within a tick gold starts first, then silver once gold has planned
    * its micro-batch (or found nothing to read), then bronze once silver has.
    *
+   * <p>A stop requested while it runs (SIGTERM or SIGINT: each running stage's queries stop after
+   * their running micro-batch, see {@link StreamRunner}) ends it within the tick that was running:
+   * no further stage starts, the tick's progress rows are written, and what the stopped stages
+   * threw is the stop's consequence, not a failure.
+   *
    * @param slices how many inputs there are
    * @param land writes input {@code i} (0-based) where bronze reads it; called before tick {@code
    *     i}'s bronze run
-   *     <p>A stop requested while it runs (SIGTERM: each stage's queries stop after their running
-   *     micro-batch, see {@link StreamRunner}) ends it after the tick that was running: no further
-   *     stage starts, and what the stopped stages threw is the stop's consequence, not a failure.
    * @param afterTick called after each tick with its number (1-based, {@code slices + 2} in all)
    *     and what the tick did (stages that did not run report nothing read); not called for the
    *     tick a stop ended
@@ -160,9 +162,7 @@ public final class FastPath implements AutoCloseable {
               }
             }
           }
-          if (!stopping()) {
-            progress.flush(); // on a stop, each stage's stop hook has written its rows
-          }
+          progress.flush();
         }
         if (stopping()) {
           return done;
