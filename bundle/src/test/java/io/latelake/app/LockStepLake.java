@@ -40,7 +40,7 @@ import org.apache.spark.sql.SparkSession;
  * to {@code monitoring.stream_progress} in one append when the step ends (or fails). One lake runs
  * at a time in a session: the recorder follows the queries by name while they run.
  */
-final class LockStepLake {
+final class LockStepLake implements AutoCloseable {
   final Path root;
   final Config config;
   final JobContext context;
@@ -114,6 +114,12 @@ final class LockStepLake {
     } finally {
       progress.flush();
     }
+  }
+
+  /** Writes what the progress recorder holds and removes its listener from the session. */
+  @Override
+  public void close() {
+    progress.close();
   }
 
   List<String> silverIds() {

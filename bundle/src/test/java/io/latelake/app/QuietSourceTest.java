@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -180,6 +181,15 @@ class QuietSourceTest extends SparkTestBase {
                 + r.get(6)
                 + " "
                 + r.get(7));
+      }
+    }
+  }
+
+  @AfterAll
+  void closeTheLakes() {
+    for (LockStepLake lake : java.util.Arrays.asList(idle, replay, off)) {
+      if (lake != null) {
+        lake.close();
       }
     }
   }

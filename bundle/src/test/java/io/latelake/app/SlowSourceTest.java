@@ -12,6 +12,7 @@ import io.latelake.silver.SilverConfig;
 import io.latelake.silver.SilverJob;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -64,6 +65,16 @@ class SlowSourceTest extends SparkTestBase {
 
   private LockStepLake lake(String name, List<String> sources, String lakeSources) {
     return new LockStepLake(spark, tmp.resolve(name), sources, "lake.sources=" + lakeSources);
+  }
+
+  @AfterAll
+  void closeTheLakes() {
+    for (LockStepLake lake :
+        java.util.Arrays.asList(perSource, oneWatermark, fastAlone, slowAlone, slotted)) {
+      if (lake != null) {
+        lake.close();
+      }
+    }
   }
 
   @BeforeAll
