@@ -77,7 +77,18 @@ public final class DemoCommand implements Callable<Integer> {
       org.apache.logging.log4j.core.config.Configurator.setLevel(
           logger, org.apache.logging.log4j.Level.WARN);
     }
-    SparkSession spark = SparkSessions.create("latelake-demo", config);
+    if (FastPath.stopping()) {
+      return notStarted(out);
+    }
+    SparkSession spark;
+    try {
+      spark = SparkSessions.create("latelake-demo", config);
+    } catch (RuntimeException | ExceptionInInitializerError e) {
+      if (FastPath.stopping()) {
+        return notStarted(out); // Spark cannot start once the JVM shuts down
+      }
+      throw e;
+    }
     FastPath fast = new FastPath(spark, config);
     out.printf(
         "latelake demo: %d events from %s in %d micro-batches of %s arrival time%n",
@@ -137,8 +148,10 @@ public final class DemoCommand implements Callable<Integer> {
               .orElse(java.time.Instant.EPOCH));
       // analyst: tables and status views by name, and what to type next.
       io.latelake.core.spark.SparkSessions.stop(spark);
-      io.latelake.analyst.DemoCatalog.registerAndSuggest(out, config, options.configFile());
-      return ExitCode.OK.code();
+      if (!FastPath.stopping()) {
+        io.latelake.analyst.DemoCatalog.registerAndSuggest(out, config, options.configFile());
+      }
+      return FastPath.stopping() ? stopped(out, "after the stream", root) : ExitCode.OK.code();
     } catch (RuntimeException e) {
       if (FastPath.stopping()) {
         // what a job threw once the stop began is its consequence: Spark is stopping
@@ -151,6 +164,17 @@ public final class DemoCommand implements Callable<Integer> {
         io.latelake.core.spark.SparkSessions.stop(spark);
       } // else Spark's own shutdown hook stops the session
     }
+  }
+
+  /**
+   * Says the demo was stopped before its Spark session started.
+   *
+   * @return {@link ExitCode#STOPPED}
+   */
+  private static int notStarted(PrintWriter out) {
+    out.println("demo stopped on request before it started: nothing was written");
+    out.flush();
+    return ExitCode.STOPPED.code();
   }
 
   /**

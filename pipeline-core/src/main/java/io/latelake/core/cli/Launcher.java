@@ -37,6 +37,9 @@ public final class Launcher {
       Object command, java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
     // which signal stops the command, if one does (see the execution exception handler)
     BatchStop.watchSignals();
+    if (org.apache.hadoop.util.ShutdownHookManager.get().isShutdownInProgress()) {
+      return ExitCode.STOPPED.code(); // a signal came while the JVM started: nothing runs
+    }
     CommandLine cli = new CommandLine(command);
     if (out != null) {
       cli.setOut(out);
