@@ -9,6 +9,7 @@ import io.latelake.bronze.replay.CapturedEvents;
 import io.latelake.bronze.replay.LandingWriter;
 import io.latelake.bronze.replay.ReplaySource;
 import io.latelake.core.ExitCode;
+import io.latelake.core.cli.BatchStop;
 import io.latelake.core.cli.ConfigOptions;
 import io.latelake.core.job.JobContext;
 import io.latelake.core.metric.MetricSpec;
@@ -52,12 +53,17 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    try (DemoStop stop = new DemoStop()) {
+    // the streams' stop ends each stage's running micro-batch; this one keeps Spark up until the
+    // demo has ended and cancels the jobs of the steps after the stream
+    BatchStop stop = BatchStop.afterStreams();
+    try {
       return run(stop);
+    } finally {
+      stop.ended();
     }
   }
 
-  private int run(DemoStop stop) {
+  private int run(BatchStop stop) {
     Config base = options.load();
     String stamp =
         LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
@@ -128,7 +134,7 @@ public final class DemoCommand implements Callable<Integer> {
             root);
       }
       fast.close();
-      stop.batchPhase(spark.sparkContext());
+      stop.attach(spark.sparkContext());
       report(out, spark, fast.tables(), fast, events, dropped[0]);
       correct(out, spark, config);
       // lateness-profiler: the lateness summary and the HTML report, last.
@@ -159,7 +165,7 @@ public final class DemoCommand implements Callable<Integer> {
       }
       throw e;
     } finally {
-      fast.close(); // Spark stays up until the demo has ended (DemoStop)
+      fast.close(); // Spark stays up until the demo has ended (BatchStop.afterStreams)
       if (!FastPath.stopping()) {
         io.latelake.core.spark.SparkSessions.stop(spark);
       } // else Spark's own shutdown hook stops the session
@@ -178,8 +184,9 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   /**
-   * Says the demo ended on a stop (SIGTERM or SIGINT, {@link DemoStop}) and what it leaves: the
-   * step that was running ends, its stages' queries each after their running micro-batch.
+   * Says the demo ended on a stop (SIGTERM or SIGINT, {@link BatchStop#afterStreams}) and what it
+   * leaves: the step that was running ends, its stages' queries each after their running
+   * micro-batch.
    *
    * @return {@link ExitCode#STOPPED}
    */

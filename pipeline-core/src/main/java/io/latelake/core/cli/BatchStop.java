@@ -24,8 +24,14 @@ import org.slf4j.LoggerFactory;
  * from before the stop or the one the stop did not interrupt. The batch commands are written to be
  * run again after a failure at any point (for {@code correct}: its log before gold, its state
  * last), which is what to do after a SIGTERM.
+ *
+ * <p>{@link #afterStreams} is the same stop for a command that first runs streams in its session
+ * and then batch steps ({@code latelake demo}): it runs after the streams' own stop (priority 100,
+ * each running query ends its micro-batch and its progress rows are written) and before Spark's,
+ * keeps Spark up until the command has ended, cancels jobs only once {@link #attach} names the
+ * session of the batch steps, and logs nothing (the command prints its own line).
  */
-final class BatchStop {
+public final class BatchStop {
   private static final Logger LOG = LoggerFactory.getLogger(BatchStop.class);
 
   /** Hadoop shutdown hook priority: above Spark's (40 and below). */
@@ -38,6 +44,12 @@ final class BatchStop {
 
   /** Set once a hook of this JVM has begun a stop. */
   private static final AtomicBoolean STOPPED = new AtomicBoolean();
+
+  /** {@link #afterStreams}' hook priority: below the streams' stop (100), above Spark's (40). */
+  static final int AFTER_STREAMS_PRIORITY = 90;
+
+  /** How long {@link #afterStreams}' hook waits: the streams' running micro-batches end first. */
+  static final Duration AFTER_STREAMS_WAIT = Duration.ofSeconds(90);
 
   private final CountDownLatch ended = new CountDownLatch(1);
   private final Runnable hook;
@@ -78,34 +90,81 @@ final class BatchStop {
                   + " last complete commit; run it again to finish its work",
               command,
               why);
-          long deadline = System.nanoTime() + WAIT.toNanos();
-          try {
-            do {
-              if (!sc.isStopped()) {
-                sc.cancelAllJobs();
-              }
-            } while (!ended.await(CANCEL_EVERY.toMillis(), TimeUnit.MILLISECONDS)
-                && System.nanoTime() < deadline);
-            if (ended.getCount() > 0) {
-              LOG.warn(
-                  "{} did not end within {} s of its stop; Spark's own shutdown stops it now",
-                  command,
-                  WAIT.toSeconds());
-            }
-            // Killed tasks end at their next check: Spark's hook, next, removes the blocks they
-            // may still read.
-            while (!sc.isStopped() && runningTasks(sc) > 0 && System.nanoTime() < deadline) {
-              Thread.sleep(CANCEL_EVERY.toMillis());
-            }
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          } catch (RuntimeException e) {
-            LOG.debug("Cancelling the jobs on SIGTERM failed", e);
+          if (!cancelUntilEnded(System.nanoTime() + WAIT.toNanos())) {
+            LOG.warn(
+                "{} did not end within {} s of its stop; Spark's own shutdown stops it now",
+                command,
+                WAIT.toSeconds());
           }
         };
     watchSignals();
     ShutdownHookManager.get()
         .addShutdownHook(hook, SHUTDOWN_HOOK_PRIORITY, WAIT.toSeconds() + 10, TimeUnit.SECONDS);
+  }
+
+  /** {@link #afterStreams}' stop: waits for the command, cancelling once a session is attached. */
+  private BatchStop() {
+    hook =
+        () -> {
+          if (ended.getCount() == 0) {
+            return; // the command had ended: an exit, not a stop
+          }
+          STOPPED.set(true);
+          cancelUntilEnded(System.nanoTime() + AFTER_STREAMS_WAIT.toNanos());
+        };
+    watchSignals();
+    ShutdownHookManager.get()
+        .addShutdownHook(
+            hook, AFTER_STREAMS_PRIORITY, AFTER_STREAMS_WAIT.toSeconds() + 10, TimeUnit.SECONDS);
+  }
+
+  /**
+   * The stop of a command that runs streams and then batch steps in one session ({@code latelake
+   * demo}; see the class comment). Call {@link #attach} when the streams have ended and {@link
+   * #ended} when the command has.
+   *
+   * @return the registered stop
+   */
+  public static BatchStop afterStreams() {
+    return new BatchStop();
+  }
+
+  /**
+   * Cancels the attached session's jobs (again every {@link #CANCEL_EVERY}, so no later step starts
+   * one; silencing Spark's and Delta's loggers with the first) until the command has ended or the
+   * deadline passed, then waits, up to the same deadline, for the killed tasks to end.
+   *
+   * @param deadline {@link System#nanoTime} after which the hook returns
+   * @return true when the command ended by the deadline
+   */
+  private boolean cancelUntilEnded(long deadline) {
+    SparkContext sc = null;
+    try {
+      do {
+        SparkContext attached = context;
+        if (attached != null && !attached.isStopped()) {
+          if (sc == null) {
+            quietCancelledTasks();
+          }
+          sc = attached;
+          sc.cancelAllJobs();
+        }
+      } while (!ended.await(CANCEL_EVERY.toMillis(), TimeUnit.MILLISECONDS)
+          && System.nanoTime() < deadline);
+      // Killed tasks end at their next check: Spark's hook, next, removes the blocks they may
+      // still read.
+      while (sc != null
+          && !sc.isStopped()
+          && runningTasks(sc) > 0
+          && System.nanoTime() < deadline) {
+        Thread.sleep(CANCEL_EVERY.toMillis());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.debug("Cancelling the jobs on SIGTERM failed", e);
+    }
+    return ended.getCount() == 0;
   }
 
   /**
@@ -155,7 +214,7 @@ final class BatchStop {
   /**
    * @param sc the command's session context, whose jobs a stop from now on cancels
    */
-  void attach(SparkContext sc) {
+  public void attach(SparkContext sc) {
     context = sc;
   }
 
@@ -185,7 +244,7 @@ final class BatchStop {
   }
 
   /** The command has ended (by itself or by the stop): the hook no longer waits for it. */
-  void ended() {
+  public void ended() {
     ended.countDown();
     try {
       ShutdownHookManager.get().removeShutdownHook(hook);
