@@ -142,7 +142,7 @@ class JobCatalogTest {
               .containsExactly("3");
           // Registering is catalog work only: no Delta commit beyond the job's own.
           assertThat(history(spark, "latelake.bronze_events"))
-              .containsExactly("0 CREATE TABLE", "1 STREAMING UPDATE");
+              .containsExactly("0 CREATE TABLE", "1 WRITE");
           return null;
         });
   }
@@ -171,7 +171,7 @@ class JobCatalogTest {
                   "gold page_5m_status",
                   "monitoring stream_progress");
           assertThat(history(spark, "latelake.bronze_events"))
-              .containsExactly("0 CREATE TABLE", "1 STREAMING UPDATE", "2 STREAMING UPDATE");
+              .containsExactly("0 CREATE TABLE", "1 WRITE", "2 WRITE");
           return null;
         });
   }

@@ -67,13 +67,11 @@ public record StreamPlan(
    * @param emptyCommits whether a micro-batch without output rows commits a table version: Spark
    *     runs a no-data micro-batch after one that moved the watermark (it evicts state and records
    *     the new watermark in the checkpoint, which a restart starts from), and Delta's streaming
-   *     sink commits a version for every micro-batch, with no file for that one. Without them
-   *     ({@link #withoutEmptyCommits}) the stream writes through {@code foreachBatch}: the
-   *     micro-batch is computed once (persisted, its rows counted: the stateful plan runs as in the
-   *     sink), and only a micro-batch with rows is appended, as an idempotent Delta write ({@code
-   *     txnAppId} = the query id, {@code txnVersion} = the batch id: the sink's own transaction
-   *     identifiers, so a micro-batch the sink committed before is not written again after the
-   *     switch, and a micro-batch rerun after a crash is skipped)
+   *     sink commits a version for every micro-batch, with no file for that one. Either way the
+   *     stream writes through {@code foreachBatch} ({@link AppendRows}), exactly once by {@link
+   *     MicroBatchCommits}; without empty commits ({@link #withoutEmptyCommits}) the micro-batch is
+   *     computed once (persisted, its rows counted: the stateful plan runs as in a sink), and only
+   *     a micro-batch with rows is appended
    */
   public record Append(
       List<String> partitionBy,
@@ -91,7 +89,7 @@ public record StreamPlan(
       this(partitionBy, options, Optional.empty());
     }
 
-    /** Append through Delta's streaming sink. */
+    /** Append, a table version for every micro-batch. */
     public Append(List<String> partitionBy, Map<String, String> options, Optional<Column> ownRows) {
       this(partitionBy, options, ownRows, true);
     }

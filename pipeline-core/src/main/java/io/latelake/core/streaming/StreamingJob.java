@@ -262,18 +262,13 @@ public abstract class StreamingJob<C> {
         VoidFunction2<Dataset<Row>, Long> each = (batch, batchId) -> merge.merge(batch, batchId);
         return w.outputMode("update").foreachBatch(each).start();
       }
+      // not Delta's streaming sink: it rebuilds the table's state before every commit to look up
+      // its last micro-batch (MicroBatchCommits)
       StreamPlan.Append a = (StreamPlan.Append) p.sink();
-      if (!a.emptyCommits()) {
-        String path = p.outputPath();
-        VoidFunction2<Dataset<Row>, Long> each =
-            (batch, batchId) -> AppendRows.write(batch, batchId, path, a);
-        return w.outputMode("append").foreachBatch(each).start();
-      }
-      w = w.format("delta").outputMode("append").options(a.options());
-      if (!a.partitionBy().isEmpty()) {
-        w = w.partitionBy(a.partitionBy().toArray(String[]::new));
-      }
-      return w.start(p.outputPath());
+      String path = p.outputPath();
+      VoidFunction2<Dataset<Row>, Long> each =
+          (batch, batchId) -> AppendRows.write(batch, batchId, path, a);
+      return w.outputMode("append").foreachBatch(each).start();
     } catch (TimeoutException e) {
       throw new StreamFailedException("Cannot start " + p.queryName() + ": " + e.getMessage(), e);
     }

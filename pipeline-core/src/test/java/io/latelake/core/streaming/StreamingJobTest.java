@@ -56,16 +56,8 @@ class StreamingJobTest extends SparkTestBase {
    * 10 s watermark on event time {@code value} seconds, without empty commits.
    */
   private static final class DedupJob extends StreamingJob<Long> {
-    private final boolean deltaSink;
-
     DedupJob(JobContext context) {
-      this(context, false);
-    }
-
-    /** With {@code deltaSink}: through Delta's streaming sink, as silver wrote before. */
-    DedupJob(JobContext context, boolean deltaSink) {
       super(context, 0L, "dedup");
-      this.deltaSink = deltaSink;
     }
 
     @Override
@@ -75,16 +67,39 @@ class StreamingJobTest extends SparkTestBase {
           new StreamPlan(
               "dedup_values",
               lakeTable("input_values", root + "/input", "input"),
-              in ->
-                  in.withColumn(
-                          "t", org.apache.spark.sql.functions.timestamp_seconds(in.col("value")))
-                      .withWatermark("t", "10 seconds")
-                      .dropDuplicatesWithinWatermark("value")
-                      .select("value"),
+              StreamingJobTest::dedup,
               root + "/output",
-              deltaSink ? new StreamPlan.Append() : new StreamPlan.Append().withoutEmptyCommits(),
+              new StreamPlan.Append().withoutEmptyCommits(),
               new TriggerSpec(true, Duration.ofSeconds(1))));
     }
+  }
+
+  /** {@link DedupJob}'s transform. */
+  private static org.apache.spark.sql.Dataset<Row> dedup(org.apache.spark.sql.Dataset<Row> in) {
+    return in.withColumn("t", org.apache.spark.sql.functions.timestamp_seconds(in.col("value")))
+        .withWatermark("t", "10 seconds")
+        .dropDuplicatesWithinWatermark("value")
+        .select("value");
+  }
+
+  /**
+   * Runs {@link DedupJob}'s stream through Delta's streaming sink, as silver wrote before, on the
+   * same checkpoint, until its input is read.
+   *
+   * @return its micro-batches
+   */
+  private long runThroughTheDeltaSink(String root) throws Exception {
+    org.apache.spark.sql.streaming.StreamingQuery q =
+        dedup(spark.readStream().format("delta").load(root + "/input"))
+            .writeStream()
+            .queryName("dedup_values")
+            .format("delta")
+            .outputMode("append")
+            .option("checkpointLocation", root + "/_checkpoints/dedup_values")
+            .trigger(org.apache.spark.sql.streaming.Trigger.AvailableNow())
+            .start(root + "/output");
+    q.awaitTermination();
+    return q.recentProgress().length;
   }
 
   /**
@@ -100,10 +115,10 @@ class StreamingJobTest extends SparkTestBase {
     JobContext context = JobContext.start(spark, new TableRegistry(root));
     append(root, 100L, 130L);
     // micro-batch 0 with rows, no-data micro-batch 1: two versions written by the sink
-    StreamSummary sink = new DedupJob(context, true).run().summary();
+    long sink = runThroughTheDeltaSink(root);
     append(root, 125L);
     // micro-batch 2 through the sink, then its checkpoint commit lost
-    StreamSummary sinkAgain = new DedupJob(context, true).run().summary();
+    long sinkAgain = runThroughTheDeltaSink(root);
     loseCheckpointCommit(root, 2);
     StreamSummary rerun = new DedupJob(context).run().summary();
     append(root, 140L);
@@ -112,23 +127,24 @@ class StreamingJobTest extends SparkTestBase {
 
     assertThat(
             List.of(
-                sink.batches(),
-                sinkAgain.batches(),
+                sink,
+                sinkAgain,
                 rerun.batches(),
                 rerun.inputRows(),
                 after.batches(),
                 after.inputRows()))
         .containsExactly(2L, 1L, 1L, 1L, 2L, 1L);
     assertThat(output(root)).containsExactly(100L, 125L, 130L, 140L);
+    // after version 0 (the sink's micro-batch 0, which created the table): the sink's micro-batches
+    // 1 and 2, the rerun of 2 skipped, micro-batch 3 with rows, the no-data 4 without a commit
     assertThat(outputVersions(root))
-        .containsExactly(
-            "1 STREAMING UPDATE", "2 STREAMING UPDATE", "3 STREAMING UPDATE", "4 WRITE");
+        .containsExactly("1 STREAMING UPDATE", "2 STREAMING UPDATE", "3 WRITE");
   }
 
   /**
    * Without empty commits, the no-data micro-batch after a watermark move commits no table version,
    * and a micro-batch run again after a crash (its table commit made, its checkpoint commit lost)
-   * writes nothing twice: the write carries the query id and batch id, which Delta records.
+   * writes nothing twice: the commit's marker (query id, batch id) is in the table's history.
    */
   @Test
   void withoutEmptyCommitsANoDataMicroBatchCommitsNothingAndARerunWritesNothingTwice()
@@ -142,7 +158,9 @@ class StreamingJobTest extends SparkTestBase {
     // micro-batch 2: 125 (ahead of the watermark, which stays)
     StreamSummary second = new DedupJob(context).run().summary();
     loseCheckpointCommit(root, 2);
-    // Spark runs micro-batch 2 again: the table already records it
+    // a crash: the JVM that runs micro-batch 2 again knows nothing of the earlier run; the table's
+    // history marks micro-batch 2 as committed
+    MicroBatchCommits.forgetAll();
     StreamSummary rerun = new DedupJob(context).run().summary();
 
     assertThat(
@@ -155,8 +173,20 @@ class StreamingJobTest extends SparkTestBase {
                 rerun.inputRows()))
         .containsExactly(2L, 3L, 1L, 1L, 1L, 1L);
     assertThat(output(root)).containsExactly(100L, 125L, 130L);
-    // the table's versions after its creation: the two micro-batches with rows, nothing else
+    // the table's versions after its creation: the two micro-batches with rows, nothing else,
+    // each with its marker
     assertThat(outputVersions(root)).containsExactly("1 WRITE", "2 WRITE");
+    assertThat(
+            io.delta.tables.DeltaTable.forPath(spark, root + "/output")
+                .history()
+                .filter("version > 0")
+                .orderBy("version")
+                .selectExpr(
+                    "regexp_replace(userMetadata, '\"latelake_writer\":\"[0-9a-f-]{36}\"',"
+                        + " 'QUERY')")
+                .as(Encoders.STRING())
+                .collectAsList())
+        .containsExactly("{QUERY,\"micro_batch\":0}", "{QUERY,\"micro_batch\":2}");
   }
 
   @Test
