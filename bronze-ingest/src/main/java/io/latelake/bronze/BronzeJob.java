@@ -16,11 +16,11 @@ import org.apache.spark.sql.Row;
 /**
  * Streams the configured source (Kafka topics or a landing folder) into {@code bronze_events}. No
  * watermark, no filter: every record becomes exactly one row (see {@link BronzeParse} for the
- * schema), once per (source, partition, offset) or file line, across restarts — the Delta sink and
- * the checkpoint make the append exactly-once. {@link #run()} runs until the input is drained
- * (available-now) or until stopped; it throws {@link io.latelake.core.config.LakeConfigException}
- * when the landing folder does not exist or the bronze table was written from the other kind of
- * source.
+ * schema), once per (source, partition, offset) or file line, across restarts — the checkpoint and
+ * {@link io.latelake.core.streaming.MicroBatchCommits} make the append exactly-once. {@link #run()}
+ * runs until the input is drained (available-now) or until stopped; it throws {@link
+ * io.latelake.core.config.LakeConfigException} when the landing folder does not exist or the bronze
+ * table was written from the other kind of source.
  */
 public final class BronzeJob extends StreamingJob<BronzeConfig> {
   public BronzeJob(JobContext context, BronzeConfig config) {

@@ -21,9 +21,9 @@ import org.apache.spark.sql.SparkSession;
  *
  * <p>The kind that wrote the table is read from the checkpoint's last planned offsets (a file
  * source's offset is {@code {"logOffset":N}}; Kafka's maps topics to partitions) when the
- * checkpoint has any: a file read instead of a scan of bronze (the table's snapshot, which that
- * scan made Delta rebuild first, is rebuilt by the Delta sink in the query anyway). Only a
- * checkpoint that never planned a micro-batch sends it to the table's rows.
+ * checkpoint has any: a file read instead of a scan of bronze (which makes Delta rebuild the
+ * table's snapshot first). Only a checkpoint that never planned a micro-batch sends it to the
+ * table's rows.
  */
 final class SourceSwitchGuard {
   private static final ObjectMapper MAPPER = new ObjectMapper();

@@ -9,6 +9,7 @@ import io.latelake.core.config.ConfigLoader;
 import io.latelake.core.metric.GoldLayout;
 import io.latelake.core.metric.MetricSpec;
 import io.latelake.core.metric.Metrics;
+import io.latelake.core.streaming.MicroBatchCommits;
 import io.latelake.core.table.DeltaTables;
 import io.latelake.core.testing.SparkTestBase;
 import java.nio.file.Path;
@@ -24,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * One micro-batch of windowed aggregates MERGEd into {@code gold.<metric>}: new keys inserted, a
  * changed measure updated (and stamped), an unchanged one left with its {@code updated_at}, a NULL
- * group-by value matched null-safe, a replayed batch id skipped (Delta's txnAppId/txnVersion), and
- * a no-data micro-batch committing nothing.
+ * group-by value matched null-safe, a replayed batch id skipped (by this JVM's record, and after a
+ * restart by the commit's marker), and a no-data micro-batch committing nothing.
  */
 class GoldMergeTest extends SparkTestBase {
   @TempDir Path tmp;
@@ -86,6 +87,18 @@ class GoldMergeTest extends SparkTestBase {
     GoldMerge.merge(batch("('2024-05-14 12:00:00', 'p', 9L, 9L)"), 0, path, metric);
     assertThat(version(path)).isEqualTo(before);
     assertThat(gold(path)).isEqualTo(afterFirst);
+    // the same after a restart: the new JVM finds batch 0 in the marker of the table's last commit
+    MicroBatchCommits.forgetAll();
+    GoldMerge.merge(batch("('2024-05-14 12:00:00', 'p', 9L, 9L)"), 0, path, metric);
+    assertThat(version(path)).isEqualTo(before);
+    assertThat(gold(path)).isEqualTo(afterFirst);
+    assertThat(
+            DeltaTable.forPath(spark, path)
+                .history(1)
+                .select("userMetadata")
+                .as(org.apache.spark.sql.Encoders.STRING())
+                .first())
+        .isEqualTo("{\"latelake_writer\":\"latelake-gold_page_5m\",\"micro_batch\":0}");
 
     // the next batch: p changes, the NULL page's row comes again unchanged, r is new
     Thread.sleep(5);

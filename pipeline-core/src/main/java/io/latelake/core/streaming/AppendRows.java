@@ -19,8 +19,8 @@ final class AppendRows {
    * committed is not written again after a restart ({@link
    * MicroBatchCommits.Decision#WRITE_CHECKED_BY_DELTA}). Without empty commits the micro-batch is
    * computed once first (persisted: its stateful plan and its observations run once, in the job
-   * that counts its rows, even when the table already holds it); with them it is written as Delta's
-   * sink writes it, an empty one as an empty commit.
+   * that counts its rows, even when the table already holds it); with them it is written without
+   * that count (Delta commits nothing for an empty append that carries only the marker).
    *
    * @param batch the micro-batch
    * @param batchId its id

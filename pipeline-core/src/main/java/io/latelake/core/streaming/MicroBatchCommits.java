@@ -47,6 +47,13 @@ import org.slf4j.LoggerFactory;
  *       (the same writer id and batch id), which Delta skips when it recorded them.
  * </ul>
  *
+ * <p>The limit: a writer's newest marker must still be in the table's log when its query starts
+ * again. A query that committed a micro-batch, stopped before its checkpoint recorded it (a crash),
+ * and starts again after the table's log retention ({@code delta.logRetentionDuration}, 30 days)
+ * while other writers committed to the table, finds no marker; Delta's identifiers then know only
+ * the writer's first commit after each start, and that micro-batch is written twice (a WARN names
+ * it). Only bronze with several sources and gold (corrections) have other writers.
+ *
  * <p>A write that fails leaves the micro-batch unknown, so its rerun looks at the table. Several
  * queries may write one table (bronze's per-source queries, gold's corrections): each has its own
  * writer id, and the others' commits are skipped over in the history.
@@ -98,7 +105,7 @@ public final class MicroBatchCommits {
     if (last != null && last == batchId) {
       return Decision.SKIP;
     }
-    Optional<Long> marked = lastMarked(spark, path, writer);
+    Optional<Long> marked = lastMarked(spark, path, writer, batchId);
     if (marked.isEmpty()) {
       return Decision.WRITE_CHECKED_BY_DELTA;
     }
@@ -135,7 +142,7 @@ public final class MicroBatchCommits {
    * @return the micro-batch id of the writer's newest marker in the table's history; empty when the
    *     table does not exist or none of its commits carries one
    */
-  static Optional<Long> lastMarked(SparkSession spark, String path, String writer) {
+  static Optional<Long> lastMarked(SparkSession spark, String path, String writer, long batchId) {
     if (!DeltaTables.exists(spark, path)) {
       return Optional.empty();
     }
@@ -165,8 +172,27 @@ public final class MicroBatchCommits {
         }
       }
       if (!all && rows.size() < PAGES.get(page)) {
-        break; // the page held the whole history
+        return Optional.empty(); // the page held the whole history
       }
+    }
+    long earliest =
+        table
+            .history()
+            .agg(functions.min("version"))
+            .as(org.apache.spark.sql.Encoders.LONG())
+            .first();
+    if (earliest > 0) {
+      LOG.warn(
+          "No commit kept in the log of {} (versions {} on) carries the marker of {}: its"
+              + " micro-batch {} is written with Delta's txnAppId/txnVersion, which record this"
+              + " writer's first commit after each start only. Had the query committed micro-batch"
+              + " {} and stopped before its checkpoint recorded it, longer ago than the table keeps"
+              + " its log (delta.logRetentionDuration), that micro-batch is now in the table twice.",
+          path,
+          earliest,
+          writer,
+          batchId,
+          batchId);
     }
     return Optional.empty();
   }
@@ -187,8 +213,11 @@ public final class MicroBatchCommits {
     return Optional.empty();
   }
 
-  /** Forgets what this JVM settled, as a new JVM knows nothing: for tests of a restart. */
-  static void forgetAll() {
+  /**
+   * Forgets what this JVM settled: the next micro-batch of every writer is looked up in its table,
+   * as in a new JVM (tests of a restart).
+   */
+  public static void forgetAll() {
     SETTLED.clear();
   }
 

@@ -55,23 +55,22 @@ public record StreamPlan(
   }
 
   /**
-   * Append output mode into the Delta table (the Delta sink: exactly once per micro-batch with the
-   * checkpoint).
+   * Append output mode into the Delta table, exactly once per micro-batch with the checkpoint
+   * ({@link AppendRows}).
    *
    * @param partitionBy partition columns of the table (may be empty)
-   * @param options options of the Delta sink, e.g. {@code mergeSchema=true}
+   * @param options Delta writer options of the append, e.g. {@code mergeSchema=true}
    * @param ownRows for a table that several queries append to (bronze: one query per source), the
    *     rows this query writes; the checkpoint guard then asks whether the table holds such rows,
    *     not whether it has any commits, so a new source's first start is allowed ({@link
    *     CheckpointGuard})
-   * @param emptyCommits whether a micro-batch without output rows commits a table version: Spark
-   *     runs a no-data micro-batch after one that moved the watermark (it evicts state and records
-   *     the new watermark in the checkpoint, which a restart starts from), and Delta's streaming
-   *     sink commits a version for every micro-batch, with no file for that one. Either way the
-   *     stream writes through {@code foreachBatch} ({@link AppendRows}), exactly once by {@link
-   *     MicroBatchCommits}; without empty commits ({@link #withoutEmptyCommits}) the micro-batch is
-   *     computed once (persisted, its rows counted: the stateful plan runs as in a sink), and only
-   *     a micro-batch with rows is appended
+   * @param emptyCommits false ({@link #withoutEmptyCommits}) for a stateful stream: Spark runs a
+   *     no-data micro-batch after one that moved the watermark (it evicts state and records the new
+   *     watermark in the checkpoint, which a restart starts from); its micro-batches are computed
+   *     once (persisted, their rows counted: the stateful plan runs as in a sink) and only one with
+   *     rows is appended. True for a stream whose every micro-batch has rows (bronze: one row per
+   *     record), written without the count. Either way the stream writes through {@code
+   *     foreachBatch} ({@link AppendRows}), exactly once by {@link MicroBatchCommits}
    */
   public record Append(
       List<String> partitionBy,
@@ -89,7 +88,7 @@ public record StreamPlan(
       this(partitionBy, options, Optional.empty());
     }
 
-    /** Append, a table version for every micro-batch. */
+    /** Append, each micro-batch written without counting its rows first. */
     public Append(List<String> partitionBy, Map<String, String> options, Optional<Column> ownRows) {
       this(partitionBy, options, ownRows, true);
     }
