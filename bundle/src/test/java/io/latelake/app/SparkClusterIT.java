@@ -103,6 +103,8 @@ class SparkClusterIT extends SparkTestBase {
   private static final Path CLUSTER_SCRIPT = REPO.resolve("scripts/spark-cluster.sh");
   private static final Path DATASET = REPO.resolve("data/ooo-iot-umts/ooo_umts_events.csv.gz");
   private static final Path LOCAL_CONF = REPO.resolve("conf/local.conf");
+  private static final String WHOLE_STAGE = "spark.sql.codegen.wholeStage";
+  private static final String FACTORY_MODE = "spark.sql.codegen.factoryMode";
 
   @TempDir static Path tmp;
 
@@ -282,7 +284,12 @@ class SparkClusterIT extends SparkTestBase {
                 "--set",
                 "lake.bronze.source=files",
                 "--set",
-                "lake.bronze.files.path=\"" + lake.resolve("landing") + "\""));
+                "lake.bronze.files.path=\"" + lake.resolve("landing") + "\"",
+                // generated code, Spark's default, which conf/local.conf turns off
+                "--set",
+                "lake.spark.conf.\"" + WHOLE_STAGE + "\"=true",
+                "--set",
+                "lake.spark.conf.\"" + FACTORY_MODE + "\"=FALLBACK"));
     args.addAll(List.of(jobArgs));
     List<String> command = submitCommand(mainClass, eventLogs, args);
     Path log =
@@ -358,7 +365,9 @@ class SparkClusterIT extends SparkTestBase {
   /**
    * The master lists the two {@code run} applications and {@code correct} as finished; each
    * application's event log shows two executors added from the workers and tasks that ended on
-   * them, none on the driver.
+   * them, none on the driver, and Spark's generated code (whole-stage code generation on, {@code
+   * spark.sql.codegen.factoryMode} FALLBACK: the test JVM's lock step evaluates interpreted, so
+   * gold's equality checks the two modes against each other).
    */
   private void assertAppsRanOnExecutors(Path eventLogs) throws Exception {
     JsonNode master = masterJson();
@@ -384,10 +393,18 @@ class SparkClusterIT extends SparkTestBase {
         int added = 0;
         int onExecutors = 0;
         int onDriver = 0;
+        String codegen = "?";
         for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
           JsonNode e = JSON.readTree(line);
           switch (e.get("Event").asText()) {
             case "SparkListenerApplicationStart" -> app = e.get("App Name").asText();
+            case "SparkListenerEnvironmentUpdate" -> {
+              JsonNode props = e.get("Spark Properties");
+              codegen =
+                  props.path(WHOLE_STAGE).asText("unset")
+                      + "/"
+                      + props.path(FACTORY_MODE).asText("unset");
+            }
             case "SparkListenerExecutorAdded" -> added++;
             case "SparkListenerTaskEnd" -> {
               String executor = e.get("Task Info").get("Executor ID").asText();
@@ -408,11 +425,14 @@ class SparkClusterIT extends SparkTestBase {
                 + " executors, tasks on executors "
                 + (onExecutors > 0)
                 + ", on the driver "
-                + onDriver);
+                + onDriver
+                + ", generated code "
+                + codegen);
       }
     }
     LOG.info("event logs: {}; executors that ran tasks: {}", perApp, executorsWithTasks);
-    String onExecutors = ": 2 executors, tasks on executors true, on the driver 0";
+    String onExecutors =
+        ": 2 executors, tasks on executors true, on the driver 0, generated code true/FALLBACK";
     assertThat(perApp)
         .containsExactlyInAnyOrder(
             "latelake-run" + onExecutors,
