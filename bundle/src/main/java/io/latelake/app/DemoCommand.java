@@ -39,12 +39,28 @@ import picocli.CommandLine.Spec;
  * FastPath#pipelined}: 31 slices in 33 steps), then prints a report: records read, bronze rows
  * (valid / invalid), silver rows, duplicates removed, rows dropped by the watermark, gold rows and
  * the first gold windows.
+ *
+ * <p>The demo's session evaluates Spark expressions interpreted ({@link #INTERPRETED}) unless
+ * {@code lake.spark.conf} or Spark's own configuration names those settings: its micro-batches hold
+ * about 1,500 rows each, and generating and compiling Java for each one's plans cost more than the
+ * rows (measured: the demo 129.4 s with generated code, 109.9 s without, median of 3 pairs on 2
+ * cores, the same output; docs/benchmark.md). Larger micro-batches are faster with generated code,
+ * which every other command keeps.
  */
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
     description = "Replay the bundled phone data through bronze, silver and gold, then report.")
 public final class DemoCommand implements Callable<Integer> {
+  /**
+   * Spark's settings for interpreted evaluation: no whole-stage code generation, and projections
+   * and predicates evaluated without generated classes ({@code spark.sql.codegen.factoryMode},
+   * which Spark's own tests set the same way).
+   */
+  static final java.util.Map<String, String> INTERPRETED =
+      java.util.Map.of(
+          "spark.sql.codegen.wholeStage", "false", "spark.sql.codegen.factoryMode", "NO_CODEGEN");
+
   @Mixin ConfigOptions options = new ConfigOptions();
 
   @Mixin ReplaySource source = new ReplaySource();
@@ -73,6 +89,7 @@ public final class DemoCommand implements Callable<Integer> {
         base.withValue("lake.root", ConfigValueFactory.fromAnyRef(root))
             .withValue("lake.bronze.source", ConfigValueFactory.fromAnyRef("files"))
             .withValue("lake.bronze.files.path", ConfigValueFactory.fromAnyRef(landing.toString()));
+    config = interpreted(config, new org.apache.spark.SparkConf());
     List<List<CapturedEvents.Event>> slices = source.slices();
     long events = slices.stream().mapToLong(List::size).sum();
     PrintWriter out = spec.commandLine().getOut();
@@ -170,6 +187,22 @@ public final class DemoCommand implements Callable<Integer> {
         io.latelake.core.spark.SparkSessions.stop(spark);
       } // else Spark's own shutdown hook stops the session
     }
+  }
+
+  /**
+   * @param spark Spark's configuration as the session would see it ({@code -Dspark.*},
+   *     spark-submit's {@code --conf})
+   * @return {@code config} with each of {@link #INTERPRETED} under {@code lake.spark.conf} that
+   *     neither it nor {@code spark} names
+   */
+  static Config interpreted(Config config, org.apache.spark.SparkConf spark) {
+    for (var e : INTERPRETED.entrySet()) {
+      String path = "lake.spark.conf.\"" + e.getKey() + "\"";
+      if (!config.hasPath(path) && !spark.contains(e.getKey())) {
+        config = config.withValue(path, ConfigValueFactory.fromAnyRef(e.getValue()));
+      }
+    }
+    return config;
   }
 
   /**
