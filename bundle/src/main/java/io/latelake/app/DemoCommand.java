@@ -40,7 +40,7 @@ import picocli.CommandLine.Spec;
  * (valid / invalid), silver rows, duplicates removed, rows dropped by the watermark, gold rows and
  * the first gold windows.
  *
- * <p>The demo's session evaluates Spark expressions interpreted ({@link #INTERPRETED}) unless
+ * <p>The demo's sessions evaluate Spark expressions interpreted ({@link #INTERPRETED}) unless
  * {@code lake.spark.conf} or Spark's own configuration names those settings: its micro-batches hold
  * about 1,500 rows each, and generating and compiling Java for each one's plans cost more than the
  * rows (measured: the demo 129.4 s with generated code, 109.9 s without, median of 3 pairs on 2
@@ -85,11 +85,7 @@ public final class DemoCommand implements Callable<Integer> {
         LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
     String root = io.latelake.core.table.TableRegistry.fromConfig(base).root() + "/demo-" + stamp;
     Path landing = Path.of(root, "landing");
-    Config config =
-        base.withValue("lake.root", ConfigValueFactory.fromAnyRef(root))
-            .withValue("lake.bronze.source", ConfigValueFactory.fromAnyRef("files"))
-            .withValue("lake.bronze.files.path", ConfigValueFactory.fromAnyRef(landing.toString()));
-    config = interpreted(config, new org.apache.spark.SparkConf());
+    Config config = demoConfig(base, root, landing, new org.apache.spark.SparkConf());
     List<List<CapturedEvents.Event>> slices = source.slices();
     long events = slices.stream().mapToLong(List::size).sum();
     PrintWriter out = spec.commandLine().getOut();
@@ -190,16 +186,27 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   /**
+   * The configuration of the demo's sessions (the stream's and the catalog's): {@code base} with
+   * the demo's lake under {@code root}, the file source reading {@code landing}, and each of {@link
+   * #INTERPRETED} under {@code lake.spark.conf} that neither {@code base}'s {@code lake.spark.conf}
+   * (quoted or nested keys) nor {@code spark} names.
+   *
    * @param spark Spark's configuration as the session would see it ({@code -Dspark.*},
    *     spark-submit's {@code --conf})
-   * @return {@code config} with each of {@link #INTERPRETED} under {@code lake.spark.conf} that
-   *     neither it nor {@code spark} names
    */
-  static Config interpreted(Config config, org.apache.spark.SparkConf spark) {
+  static Config demoConfig(
+      Config base, String root, Path landing, org.apache.spark.SparkConf spark) {
+    Config config =
+        base.withValue("lake.root", ConfigValueFactory.fromAnyRef(root))
+            .withValue("lake.bronze.source", ConfigValueFactory.fromAnyRef("files"))
+            .withValue("lake.bronze.files.path", ConfigValueFactory.fromAnyRef(landing.toString()));
+    java.util.Map<String, String> given = io.latelake.core.config.SparkConfOptions.fromConfig(base);
     for (var e : INTERPRETED.entrySet()) {
-      String path = "lake.spark.conf.\"" + e.getKey() + "\"";
-      if (!config.hasPath(path) && !spark.contains(e.getKey())) {
-        config = config.withValue(path, ConfigValueFactory.fromAnyRef(e.getValue()));
+      if (!given.containsKey(e.getKey()) && !spark.contains(e.getKey())) {
+        config =
+            config.withValue(
+                "lake.spark.conf.\"" + e.getKey() + "\"",
+                ConfigValueFactory.fromAnyRef(e.getValue()));
       }
     }
     return config;

@@ -3,18 +3,33 @@ package io.latelake.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
+import io.latelake.core.config.ConfigLoader;
 import io.latelake.core.config.SparkConfOptions;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
 import org.apache.spark.SparkConf;
 import org.junit.jupiter.api.Test;
 
-/** The demo's interpreted evaluation, and that a setting the user gives wins over it. */
+/**
+ * The demo's configuration: its own lake and landing folder, and interpreted evaluation unless the
+ * user names either setting (in {@code lake.spark.conf}, quoted or nested, or in Spark's own
+ * configuration).
+ */
 class DemoInterpretedTest {
-  private static final Config EMPTY = ConfigFactory.parseString("lake.spark.conf {}");
+  private static final Path LANDING = Path.of("/tmp/demo-x/landing");
+
+  private static Config demo(List<String> sets, SparkConf spark) {
+    return DemoCommand.demoConfig(
+        ConfigLoader.load(Optional.empty(), sets), "/tmp/demo-x", LANDING, spark);
+  }
 
   @Test
-  void theDemoSessionEvaluatesInterpretedByDefault() {
-    Config c = DemoCommand.interpreted(EMPTY, new SparkConf(false));
+  void theDemoWritesItsOwnLakeFromItsLandingFolderAndEvaluatesInterpreted() {
+    Config c = demo(List.of(), new SparkConf(false));
+    assertThat(c.getString("lake.root")).isEqualTo("/tmp/demo-x");
+    assertThat(c.getString("lake.bronze.source")).isEqualTo("files");
+    assertThat(c.getString("lake.bronze.files.path")).isEqualTo("/tmp/demo-x/landing");
     assertThat(SparkConfOptions.fromConfig(c))
         .containsEntry("spark.sql.codegen.wholeStage", "false")
         .containsEntry("spark.sql.codegen.factoryMode", "NO_CODEGEN")
@@ -22,15 +37,19 @@ class DemoInterpretedTest {
   }
 
   @Test
-  void aSettingInTheLakeConfigOrInSparksConfigurationIsKept() {
-    Config lake =
-        ConfigFactory.parseString("lake.spark.conf { \"spark.sql.codegen.wholeStage\" = true }");
+  void aSettingTheUserGivesQuotedNestedOrToSparkIsKept() {
     SparkConf spark = new SparkConf(false).set("spark.sql.codegen.factoryMode", "FALLBACK");
-    Config c = DemoCommand.interpreted(lake, spark);
-    // the lake's own value stays; Spark's --conf is left to Spark (nothing added for it)
-    assertThat(SparkConfOptions.fromConfig(c))
-        .containsEntry("spark.sql.codegen.wholeStage", "true")
-        .doesNotContainKey("spark.sql.codegen.factoryMode")
-        .hasSize(1);
+    for (String set :
+        List.of(
+            "lake.spark.conf.\"spark.sql.codegen.wholeStage\"=true",
+            "lake.spark.conf.spark.sql.codegen.wholeStage=true")) {
+      Config c = demo(List.of(set), spark);
+      // the user's value stays; Spark's own setting is left to Spark (nothing added over it)
+      assertThat(SparkConfOptions.fromConfig(c))
+          .as(set)
+          .containsEntry("spark.sql.codegen.wholeStage", "true")
+          .doesNotContainKey("spark.sql.codegen.factoryMode")
+          .hasSize(1);
+    }
   }
 }

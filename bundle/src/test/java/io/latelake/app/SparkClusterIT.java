@@ -285,7 +285,7 @@ class SparkClusterIT extends SparkTestBase {
                 "lake.bronze.source=files",
                 "--set",
                 "lake.bronze.files.path=\"" + lake.resolve("landing") + "\"",
-                // generated code (Spark's default) named, whatever conf/local.conf says
+                // generated code (Spark's default), named so that no default elsewhere changes it
                 "--set",
                 "lake.spark.conf.\"" + WHOLE_STAGE + "\"=true",
                 "--set",
