@@ -94,6 +94,9 @@ class KafkaCrashIT extends SparkTestBase {
         List.of(
             "lake.root=\"" + root + "\"",
             "lake.spark.shuffle-partitions=2",
+            // no Derby metastore in every restarted child (about 9 s of each start): the catalog
+            // is covered by JobCatalogTest and RunCommandIT's available-now runs
+            "lake.catalog.jobs-register=false",
             "lake.bronze.source=kafka",
             "lake.bronze.kafka.bootstrap-servers=\"" + broker.bootstrapServers() + "\"",
             "lake.bronze.kafka.topics=[events]",
@@ -218,6 +221,9 @@ class KafkaCrashIT extends SparkTestBase {
         List.of(
             "lake.root=\"" + root + "\"",
             "lake.spark.shuffle-partitions=2",
+            // no Derby metastore in every restarted child (about 9 s of each start): the catalog
+            // is covered by JobCatalogTest and RunCommandIT's available-now runs
+            "lake.catalog.jobs-register=false",
             "lake.bronze.source=kafka",
             "lake.bronze.kafka.bootstrap-servers=\"" + broker.bootstrapServers() + "\"",
             "lake.bronze.kafka.topics=[bars]",

@@ -174,7 +174,10 @@ class KafkaPipelineIT extends SparkTestBase {
                 "lake.bronze.kafka.bootstrap-servers=\"" + broker.bootstrapServers() + "\"",
                 "lake.bronze.kafka.topics=[" + a + ", " + b + "]",
                 "lake.sources=[" + a + ", " + b + "]",
-                "lake.sources-idle-after=\"20 minutes\""));
+                "lake.sources-idle-after=\"20 minutes\"",
+                // the run child registers no tables: its Derby metastore costs a start-up of
+                // about 9 s (JobCatalogTest and RunCommandIT's available-now runs cover it)
+                "lake.catalog.jobs-register=false"));
     sets.addAll(List.of(more));
     return new LakeFixture(root, sets.toArray(String[]::new));
   }

@@ -197,7 +197,7 @@ class PrometheusIT extends SparkTestBase {
               "lake.silver.trigger-interval=\"1 second\"",
               "lake.gold.trigger-interval=\"1 second\"",
               "lake.metrics.streams=true",
-              "lake.metrics.gold-interval=\"5 seconds\"",
+              "lake.metrics.gold-interval=\"2 seconds\"",
               "lake.metrics.pushgateway=\"" + gateway.url() + "\"",
               "lake.spark.conf.\"spark.ui.enabled\"=true",
               "lake.spark.conf.\"spark.ui.port\"=" + ui,

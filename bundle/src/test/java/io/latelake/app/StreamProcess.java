@@ -19,6 +19,12 @@ final class StreamProcess implements AutoCloseable {
   /** {@link #waitForTables}: a check at least this often while the child's log stands still. */
   private static final long IDLE_RECHECK_MS = 5000;
 
+  /**
+   * {@link #waitForTables}: a check that followed the log's growth and failed is repeated this much
+   * later even if the log stands still (the progress row a log line announces may come after it).
+   */
+  private static final long FOLLOW_UP_MS = 1000;
+
   private final Process process;
   final Path log;
 
@@ -141,9 +147,10 @@ final class StreamProcess implements AutoCloseable {
    * Waits until {@code condition}, which reads the lake's Delta tables (Spark jobs in this JVM),
    * holds. The tables change only when the child commits a micro-batch, and it logs every
    * micro-batch: the condition is checked again when the child's log has grown since the last check
-   * (at most as often as one check takes, leaving at least half of the time to the child), and
-   * otherwise every {@value #IDLE_RECHECK_MS} ms (a progress row may be written after its log
-   * line). Fails (with the log tail) if the process dies first.
+   * (at most as often as one check takes, leaving at least half of the time to the child), once
+   * more {@value #FOLLOW_UP_MS} ms after a check the log's growth started (a progress row may be
+   * written after its log line), and otherwise every {@value #IDLE_RECHECK_MS} ms. Fails (with the
+   * log tail) if the process dies first.
    */
   void waitForTables(String what, Duration bound, BooleanSupplier condition)
       throws InterruptedException {
@@ -153,6 +160,7 @@ final class StreamProcess implements AutoCloseable {
   private void waitFor(String what, Duration bound, BooleanSupplier condition, boolean onLogGrowth)
       throws InterruptedException {
     long deadline = System.nanoTime() + bound.toNanos();
+    boolean afterGrowth = false;
     while (true) {
       long logSize = logSize();
       long started = System.nanoTime();
@@ -171,10 +179,17 @@ final class StreamProcess implements AutoCloseable {
         }
         Thread.sleep(250);
         long now = System.nanoTime();
-        if (!onLogGrowth
-            || (now >= earliest
-                && (logSize() != logSize
-                    || now - checked >= TimeUnit.MILLISECONDS.toNanos(IDLE_RECHECK_MS)))) {
+        if (!onLogGrowth) {
+          break;
+        }
+        if (now >= earliest && logSize() != logSize) {
+          afterGrowth = true;
+          break;
+        }
+        long idle = now - checked;
+        if (idle >= TimeUnit.MILLISECONDS.toNanos(afterGrowth ? FOLLOW_UP_MS : IDLE_RECHECK_MS)
+            && now >= earliest) {
+          afterGrowth = false;
           break;
         }
       }
