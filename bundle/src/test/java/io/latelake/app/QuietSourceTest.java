@@ -89,25 +89,40 @@ class QuietSourceTest extends SparkTestBase {
    *     windows (window_end at or before gold's watermark)"
    */
   private String figures(LockStepLake lake) {
-    String silverWm = lake.watermark("silver_events");
-    String goldWm = lake.watermark("gold_page_5m");
-    Row state =
+    // one read of stream_progress for the three figures it gives
+    Instant silverWm = null;
+    Instant goldWm = null;
+    long silverBatch = -1;
+    Object stateRows = null;
+    for (Row r :
         spark
             .read()
             .format("delta")
             .load(lake.context.tables().streamProgress())
-            .filter("query_name = 'silver_events'")
-            .orderBy(org.apache.spark.sql.functions.col("batch_id").desc())
-            .select("state_rows")
-            .first();
+            .filter("query_name IN ('silver_events', 'gold_page_5m')")
+            .select("query_name", "batch_id", "watermark", "state_rows")
+            .collectAsList()) {
+      Instant wm = r.isNullAt(2) ? null : r.getTimestamp(2).toInstant();
+      if (r.getString(0).equals("silver_events")) {
+        silverWm = later(silverWm, wm);
+        if (r.getLong(1) > silverBatch) {
+          silverBatch = r.getLong(1);
+          stateRows = r.get(3);
+        }
+      } else {
+        goldWm = later(goldWm, wm);
+      }
+    }
+    String silverWmText = silverWm == null ? "none" : silverWm.toString();
+    String goldWmText = goldWm == null ? "none" : goldWm.toString();
     List<String> closed = new ArrayList<>();
-    if (!goldWm.equals("none")) {
+    if (goldWm != null) {
       for (Row r :
           spark
               .read()
               .format("delta")
               .load(lake.root + "/gold/page_5m")
-              .filter("window_end <= timestamp'" + goldWm + "'")
+              .filter("window_end <= timestamp'" + goldWmText + "'")
               .orderBy("page", "window_start")
               .select("page", "window_start")
               .collectAsList()) {
@@ -115,7 +130,12 @@ class QuietSourceTest extends SparkTestBase {
             r.getString(0) + " " + r.getTimestamp(1).toInstant().toString().substring(11, 16));
       }
     }
-    return silverWm + " | " + goldWm + " | " + state.get(0) + " | " + closed;
+    return silverWmText + " | " + goldWmText + " | " + stateRows + " | " + closed;
+  }
+
+  /** The later of two watermarks, either of them null before a query's first. */
+  private static Instant later(Instant a, Instant b) {
+    return a == null || (b != null && b.isAfter(a)) ? b : a;
   }
 
   private void run(LockStepLake lake, List<String> steps) {
