@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The scale-out figure's child JVM: the bench's lock-step fast path on another Spark master, run as
- * {@code BenchMain --scale-out-child}, with this JVM's module and memory options. The parent starts
- * it and reads its times ({@link #run}); the child measures and writes them ({@link #measure}).
+ * {@code BenchMain --scale-out-child}, with this JVM's module, memory and JIT options and its
+ * {@code spark.*} system properties (Spark reads them as settings). The parent starts it and reads
+ * its times ({@link #run}); the child measures and writes them ({@link #measure}).
  */
 final class ScaleOutChild {
   private static final Logger LOG = LoggerFactory.getLogger(ScaleOutChild.class);
@@ -74,6 +75,15 @@ final class ScaleOutChild {
           || a.startsWith("-Dio.netty")
           || a.startsWith("-Dlog4j")) {
         cmd.add(a);
+      }
+    }
+    // Spark settings given to this JVM as system properties (-Dspark.*, or a test's), but not its
+    // master and UI, which the child gets below
+    for (String name : System.getProperties().stringPropertyNames().stream().sorted().toList()) {
+      if (name.startsWith("spark.")
+          && !name.equals("spark.master")
+          && !name.equals("spark.ui.enabled")) {
+        cmd.add("-D" + name + "=" + System.getProperty(name));
       }
     }
     cmd.addAll(
