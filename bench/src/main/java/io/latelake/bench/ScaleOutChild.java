@@ -21,6 +21,17 @@ import org.slf4j.LoggerFactory;
 final class ScaleOutChild {
   private static final Logger LOG = LoggerFactory.getLogger(ScaleOutChild.class);
 
+  /** Prefixes of the {@code spark.*} system properties a child does not get. */
+  private static final List<String> NOT_FORWARDED =
+      List.of(
+          "spark.app.",
+          "spark.driver.",
+          "spark.executor.id",
+          "spark.submit.",
+          "spark.jars",
+          "spark.yarn.",
+          "spark.kubernetes.");
+
   private ScaleOutChild() {}
 
   /**
@@ -78,11 +89,13 @@ final class ScaleOutChild {
       }
     }
     // Spark settings given to this JVM as system properties (-Dspark.*, or a test's), but not its
-    // master and UI, which the child gets below
+    // master and UI, which the child gets below, nor what names this JVM's own application (its
+    // driver, ports, jars, cluster manager: spark-submit passes them as system properties too)
     for (String name : System.getProperties().stringPropertyNames().stream().sorted().toList()) {
       if (name.startsWith("spark.")
           && !name.equals("spark.master")
-          && !name.equals("spark.ui.enabled")) {
+          && !name.startsWith("spark.ui.")
+          && NOT_FORWARDED.stream().noneMatch(name::startsWith)) {
         cmd.add("-D" + name + "=" + System.getProperty(name));
       }
     }

@@ -105,7 +105,7 @@ class QuietSourceTest extends SparkTestBase {
       Instant wm = r.isNullAt(2) ? null : r.getTimestamp(2).toInstant();
       if (r.getString(0).equals("silver_events")) {
         silverWm = later(silverWm, wm);
-        if (r.getLong(1) > silverBatch) {
+        if (!r.isNullAt(1) && r.getLong(1) > silverBatch) {
           silverBatch = r.getLong(1);
           stateRows = r.get(3);
         }

@@ -23,8 +23,8 @@ class RunCommandIT extends SparkTestBase {
   private static final Duration BOUND = Duration.ofMinutes(10);
 
   /**
-   * Leaves table registration to the available-now runs, which start and resume with it (a Hive
-   * metastore on embedded Derby): about 9 s of each child's start.
+   * Leaves table registration to the available-now runs, which start and resume with it, and to
+   * {@link RunSigtermIT} (a Hive metastore on embedded Derby): about 9 s of each child's start.
    */
   static final String NO_REGISTER = "lake.catalog.jobs-register=false";
 

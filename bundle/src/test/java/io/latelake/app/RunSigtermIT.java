@@ -15,8 +15,10 @@ import org.junit.jupiter.api.io.TempDir;
  * SIGTERM to {@code latelake run} and {@code latelake demo} in their own JVMs, on landing files.
  * During a micro-batch of {@code run}, it stops all three queries cleanly: exit 143, nothing logged
  * at ERROR, every micro-batch recorded once. During {@code demo}, it stops within the step that was
- * running: exit 143, one line saying so, nothing at ERROR, every micro-batch recorded once. (Apart
- * from {@link RunCommandIT}, so that the two test JVMs share the integration tests evenly.)
+ * running: exit 143, one line saying so, nothing at ERROR, every micro-batch recorded once. The
+ * {@code run} registers its tables (a Hive metastore on embedded Derby), as jobs do by default, so
+ * the stop meets a job that registers. (Apart from {@link RunCommandIT}, so that the two test JVMs
+ * share the integration tests evenly.)
  */
 class RunSigtermIT extends SparkTestBase {
   private static final Duration BOUND = Duration.ofMinutes(10);
@@ -28,8 +30,7 @@ class RunSigtermIT extends SparkTestBase {
     int exit;
     String log;
     Path runLog = StreamProcess.logFile("RunSigtermIT-run");
-    try (StreamProcess run =
-        StreamProcess.run(runLog, RunCommandIT.sets(root, RunCommandIT.NO_REGISTER))) {
+    try (StreamProcess run = StreamProcess.run(runLog, RunCommandIT.sets(root))) {
       run.waitFor(
           "bronze micro-batch 2",
           BOUND,
