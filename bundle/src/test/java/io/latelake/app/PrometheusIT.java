@@ -50,7 +50,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PrometheusIT extends SparkTestBase {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PrometheusIT.class);
+
+  /**
+   * Every wait's bound: a wait ends as soon as its condition holds (seconds on a normal run), and
+   * the bound leaves room for a machine several times slower than usual.
+   */
   private static final Duration BOUND = Duration.ofMinutes(3);
+
   private static final Path REPO = StreamProcess.repoRoot();
   private static final Path DATASET = REPO.resolve("data/ooo-iot-umts/ooo_umts_events.csv.gz");
   private static final String METRIC = "events_per_device_10s";
@@ -128,7 +134,7 @@ class PrometheusIT extends SparkTestBase {
     Optional<Double>[] seen = new Optional[] {Optional.empty()};
     run.waitFor(
         promql + " to be " + expected,
-        Duration.ofSeconds(60),
+        BOUND,
         () -> {
           try {
             seen[0] = prometheus.value(promql);
@@ -231,7 +237,7 @@ class PrometheusIT extends SparkTestBase {
             .isEqualTo(org.apache.spark.sql.RowFactory.create(3L));
         run.waitFor(
             DROP_ALERT + " to fire",
-            Duration.ofSeconds(60),
+            BOUND,
             () -> {
               try {
                 return prometheus.value(DROP_ALERT).equals(Optional.of(1.0));
@@ -276,7 +282,7 @@ class PrometheusIT extends SparkTestBase {
         String readAt = "latelake_gold_read_timestamp_seconds{metric=\"" + METRIC + "\"}";
         run.waitFor(
             readAt + " after the last slice",
-            Duration.ofSeconds(60),
+            BOUND,
             () -> {
               try {
                 return prometheus
@@ -365,7 +371,7 @@ class PrometheusIT extends SparkTestBase {
             .isEqualTo(org.apache.spark.sql.RowFactory.create(0L));
         run.waitFor(
             DROP_ALERT + " to clear",
-            Duration.ofSeconds(120),
+            BOUND,
             () -> {
               try {
                 return prometheus.value(DROP_ALERT).isEmpty();
@@ -459,7 +465,7 @@ class PrometheusIT extends SparkTestBase {
           int[] series = {0};
           run.waitFor(
               "panel query " + expr + " to return data",
-              Duration.ofSeconds(60),
+              BOUND,
               () -> {
                 try {
                   series[0] = prometheus.seriesCount(expr);
