@@ -309,7 +309,7 @@ class KafkaPipelineIT extends SparkTestBase {
         String expected = WATERMARKS.get(i);
         run.waitForTables(
             "silver's and gold's watermarks " + expected,
-            java.time.Duration.ofMinutes(3),
+            java.time.Duration.ofMinutes(5),
             () -> {
               try {
                 return watermarks(f).equals(expected);
