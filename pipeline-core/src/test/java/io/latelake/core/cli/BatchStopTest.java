@@ -86,7 +86,7 @@ class BatchStopTest {
     Path log = tmp.resolve("exiting.log");
     Process p = start(Exiting.class, log, tmp.resolve("lake"));
     try {
-      assertThat(p.waitFor(2, TimeUnit.MINUTES)).isTrue();
+      assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
       String text = Files.readString(log);
       assertThat(p.exitValue()).as(text).isEqualTo(7);
       assertThat(text)
@@ -133,7 +133,7 @@ class BatchStopTest {
     try {
       awaitLine(p, log, "preparing");
       p.destroy(); // SIGTERM
-      assertThat(p.waitFor(2, TimeUnit.MINUTES)).isTrue();
+      assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
       String text = Files.readString(log);
       assertThat(p.exitValue()).as(text).isEqualTo(143);
       assertThat(text)
@@ -150,7 +150,7 @@ class BatchStopTest {
   }
 
   private static void awaitLine(Process p, Path log, String line) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
     while (!Files.readString(log).contains(line) && p.isAlive() && System.nanoTime() < deadline) {
       Thread.sleep(100);
     }
@@ -164,7 +164,7 @@ class BatchStopTest {
     try {
       awaitLine(p, log, "the job is running");
       p.destroy(); // SIGTERM
-      assertThat(p.waitFor(2, TimeUnit.MINUTES)).isTrue();
+      assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
       String text = Files.readString(log);
       assertThat(p.exitValue()).as(text).isEqualTo(143);
       assertThat(text)

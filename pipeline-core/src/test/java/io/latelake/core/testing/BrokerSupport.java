@@ -28,7 +28,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 final class BrokerSupport {
 
   static final String HOST = "127.0.0.1";
-  static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+  static final Duration START_TIMEOUT = Duration.ofMinutes(3);
   static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(30);
   static final int START_ATTEMPTS = 3;
   private static final int LOG_TAIL_LINES = 60;

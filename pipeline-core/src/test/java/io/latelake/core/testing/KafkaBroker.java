@@ -133,7 +133,7 @@ public final class KafkaBroker implements AutoCloseable {
    * @throws IllegalStateException if {@code container} was asked for and there is no Docker engine
    *     or image; if the process's classpath file is missing (build it with {@code mvn -pl
    *     scripts/kafka-broker generate-resources}) or formatting its storage fails; or if the broker
-   *     is not ready within 90 seconds (the message carries the tail of the broker log; the broker
+   *     is not ready within 3 minutes (the message carries the tail of the broker log; the broker
    *     is stopped)
    */
   public static KafkaBroker start(Path workDir) throws IOException {
