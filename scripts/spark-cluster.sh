@@ -168,7 +168,13 @@ await_port() {
   done
 }
 
+# The master's state from its web UI (JSON), read with curl.
 master_json() { curl -fsS --max-time 5 "$(cat "$DIR/webui")/json/"; }
+
+need_curl() {
+  command -v curl >/dev/null 2>&1 \
+    || die "curl is not installed: it reads the workers' registration from the master's web UI (Debian: apt-get install curl)"
+}
 
 alive_workers() { master_json 2>/dev/null | grep -o '"state" *: *"ALIVE"' | wc -l; }
 
@@ -188,6 +194,7 @@ cmd_start() {
   is_number "$workers" && (( workers > 0 && workers <= 8 )) || die "--workers must be 1..8, got '$workers'"
   is_number "$cores" && (( cores > 0 )) || die "--worker-cores must be a positive number, got '$cores'"
   [[ "$memory" =~ ^[0-9]+[mMgG]$ ]] || die "--worker-memory must be a size like 512m or 1g, got '$memory'"
+  need_curl
   for p in "$port" "$webui"; do
     [[ -z "$p" ]] || { is_number "$p" && (( p > 0 && p < 65536 )); } || die "a port must be a TCP port number, got '$p'"
     [[ -z "$p" ]] || ! port_open "$p" || die "port $HOST:$p is already in use"
@@ -307,6 +314,7 @@ cmd_status() {
     return 3
   fi
   local json apps
+  need_curl
   if ! json="$(master_json 2>/dev/null)"; then
     echo "starting or unhealthy: master pid $pid is alive but $(cat "$DIR/webui")/json/ does not answer (log: $DIR/master.log)"
     return 1
