@@ -100,7 +100,30 @@ class LatelakeCliTest {
 
   @Test
   void unknownCommandAndMissingConfigFileExitTwo() {
-    assertThat(run("bronz").code()).isEqualTo(2);
+    Outcome bronz = run("bronz");
+    assertThat(bronz.code()).isEqualTo(2);
+    assertThat(bronz.err())
+        .isEqualTo(
+            line("no command 'bronz'; did you mean 'bronze'?")
+                + "See 'latelake --help' for the commands."
+                + System.lineSeparator());
+    // as scripts/latelake passes it: the launcher's --config after the command
+    Outcome reprot = run("reprot", "--config", "/x/local.conf");
+    assertThat(reprot.code()).isEqualTo(2);
+    assertThat(reprot.err())
+        .isEqualTo(
+            line("no command 'reprot'; did you mean 'report'?")
+                + "See 'latelake --help' for the commands."
+                + System.lineSeparator());
+    Outcome none = run("xyzzy");
+    assertThat(none.code()).isEqualTo(2);
+    assertThat(none.err())
+        .isEqualTo(
+            line("no command 'xyzzy'")
+                + "See 'latelake --help' for the commands."
+                + System.lineSeparator());
+    // an option the top level does not know stays picocli's own message
+    assertThat(run("--verbose").err()).startsWith(line("Unknown option: '--verbose'"));
     Outcome o = run("bronze", "--config", "/nonexistent/x.conf");
     assertThat(o.code()).isEqualTo(2);
     assertThat(o.err())

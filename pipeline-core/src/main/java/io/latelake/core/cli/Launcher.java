@@ -124,6 +124,24 @@ public final class Launcher {
         (ex, a) -> {
           // The error and where the usage is: the usage itself would bury the error.
           CommandLine at = ex.getCommandLine();
+          if (ex instanceof CommandLine.UnmatchedArgumentException u
+              && !at.getSubcommands().isEmpty()
+              && !u.getUnmatched().isEmpty()
+              && !u.getUnmatched().get(0).startsWith("-")) {
+            // a mistyped command: name it alone (not the arguments after it, e.g. the launcher's
+            // --config) and the closest command, by picocli's similarity of names
+            java.util.List<String> closest = u.getSuggestions();
+            at.getErr()
+                .println(
+                    "latelake: no command '"
+                        + Secrets.redact(u.getUnmatched().get(0))
+                        + "'"
+                        + (closest.isEmpty() ? "" : "; did you mean '" + closest.get(0) + "'?"));
+            at.getErr()
+                .println(
+                    "See '" + at.getCommandSpec().qualifiedName() + " --help' for the commands.");
+            return ExitCode.USAGE.code();
+          }
           at.getErr().println("latelake: " + Secrets.redact(ex.getMessage()));
           at.getErr().println("See '" + at.getCommandSpec().qualifiedName() + " --help'.");
           return ExitCode.USAGE.code();
