@@ -100,7 +100,7 @@ public final class LatenessSummary {
     out.printf(
         "  profiler wall time %.1f s; a plain count() of the same %,d bronze rows %.1f s%n",
         p.wallTime().toNanos() / 1e9, rows, countS);
-    out.printf("lateness report: %s%n", r.html().toAbsolutePath());
+    out.printf("lateness report: %s%n", r.html() == null ? r.summary() : r.html().toAbsolutePath());
     out.flush();
     return r;
   }

@@ -46,7 +46,8 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
   static final int BINS_PER_DECADE = 10;
 
   /**
-   * @param html the report file
+   * @param html the report file; null when nothing was written ({@code monitoring.lateness_stats}
+   *     holds no day of the range)
    * @param charts the PNG files written
    * @param sources sources reported
    */
@@ -58,7 +59,9 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
 
     @Override
     public String summary() {
-      return html.toAbsolutePath() + " (" + charts.size() + " charts)";
+      return html == null
+          ? "nothing written (no profiled arrival day in the range)"
+          : "written to " + html.toAbsolutePath() + " (" + charts.size() + " charts)";
     }
   }
 
@@ -90,7 +93,8 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
   }
 
   /**
-   * @return the report written
+   * @return the report written, or a result without a file when {@code monitoring.lateness_stats}
+   *     holds no day of the range (an earlier report is kept; logged at WARN)
    * @throws io.latelake.core.table.MissingTableException (exit 2) when {@code
    *     monitoring.lateness_stats} does not exist
    * @throws UncheckedIOException when the report folder cannot be written
@@ -114,6 +118,19 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
             .filter(range.predicate("arrival_day"))
             .orderBy("source", "arrival_day")
             .collectAsList();
+    Path dir = Path.of(cfg.reportDir());
+    if (stats.isEmpty()) {
+      // The default range on a lake of replayed or old data, or days not profiled yet: a report
+      // of no source would replace the one an earlier run wrote for the days that have data.
+      LOG.warn(
+          "report {}: monitoring.lateness_stats holds no arrival day of this range (UTC, by"
+              + " enqueued time); nothing written, {} keeps what an earlier run wrote. Give the"
+              + " profiled arrival days with --days FROM[..TO] (`latelake profile --days` first"
+              + " for days not profiled yet)",
+          range,
+          dir.resolve("lateness-report.html"));
+      return new Result(null, List.of(), List.of());
+    }
     Map<String, Row> overRange = new TreeMap<>();
     Dataset<Row> inRange = spark.read().format("delta").load(statsPath);
     if (java.util.Arrays.asList(inRange.columns()).contains("lateness_sketch")) {
@@ -151,7 +168,6 @@ public final class ReportJob extends ProfilerJob<ReportJob.Result> {
         read("watermark_replay").stream()
             .sorted(java.util.Comparator.comparing((Row r) -> r.<Double>getAs("delay_s")))
             .toList();
-    Path dir = Path.of(cfg.reportDir());
     List<Path> pngs = new ArrayList<>();
     List<String> sources = stats.stream().map(r -> r.<String>getAs("source")).distinct().toList();
     StringBuilder html = new StringBuilder();

@@ -52,7 +52,7 @@ public final class ReportMain extends JobCommand<ProfilerJob.Options> {
   @Override
   protected ExitCode run(JobContext context, ProfilerJob.Options options) {
     ReportJob.Result r = new ReportJob(context, options).run();
-    LOG.info("report written: {}", r.summary());
+    LOG.info("report: {}", r.summary());
     return r.exitCode();
   }
 }

@@ -170,6 +170,19 @@ class ReportJobTest extends SparkTestBase {
         .containsPattern(
             "<tr><td>10 min</td><td>0</td><td>905</td><td>0</td><td>0</td><td>905</td><td>[^<]*</td>"
                 + "<td>configured</td></tr>");
+
+    // days that were not profiled (the default range on a lake of older data): nothing is
+    // written, the report of the profiled days stays as it was
+    ReportJob.Result none =
+        new ReportJob(
+                io.latelake.core.job.JobContext.start(spark, tables, CLOCK),
+                new ProfilerJob.Options(cfg, DayRange.parse("2024-05-18..2024-05-20")))
+            .run();
+    assertThat(none.html()).isNull();
+    assertThat(none.charts()).isEmpty();
+    assertThat(none.sources()).isEmpty();
+    assertThat(none.summary()).isEqualTo("nothing written (no profiled arrival day in the range)");
+    assertThat(Files.readString(r.html())).isEqualTo(html);
   }
 
   private static Row withAccuracy(Integer accuracy) {
