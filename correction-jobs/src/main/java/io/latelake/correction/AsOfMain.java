@@ -34,7 +34,9 @@ public final class AsOfMain extends CorrectionCommand<AsOfJob.Options> {
   @Option(
       names = "--timestamp",
       paramLabel = "DATE|INSTANT",
-      description = "Read gold as of this UTC date or instant.")
+      description =
+          "Read gold as of this UTC date or instant: 2024-05-14, 2024-05-14T10:00:00Z or"
+              + " 2024-05-14 10:00:00.123 (as DESCRIBE HISTORY prints a commit's time).")
   String timestamp;
 
   @Option(

@@ -20,6 +20,13 @@ import java.util.regex.Pattern;
 public final class DateArgs {
   private static final Pattern DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
 
+  /**
+   * A timestamp as Spark SQL prints one in a UTC session ({@code DESCRIBE HISTORY}, a query's
+   * timestamp column): {@code yyyy-MM-dd HH:mm[:ss[.fraction]]}.
+   */
+  private static final Pattern SQL_TIMESTAMP =
+      Pattern.compile("\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?");
+
   private DateArgs() {}
 
   /**
@@ -45,10 +52,11 @@ public final class DateArgs {
 
   /**
    * @param option the option name
-   * @param text an ISO date ({@code 2024-05-14}, meaning 00:00 UTC) or an ISO instant ({@code
-   *     2024-05-14T10:00:00Z})
+   * @param text an ISO date ({@code 2024-05-14}, meaning 00:00 UTC), an ISO instant ({@code
+   *     2024-05-14T10:00:00Z}), or a timestamp as Spark SQL prints it in latelake's UTC sessions
+   *     ({@code 2024-05-14 10:00:00.123}, e.g. copied from {@code DESCRIBE HISTORY}), read as UTC
    * @return the instant (UTC)
-   * @throws LakeConfigException when the text is neither
+   * @throws LakeConfigException when the text is none of these
    */
   public static Instant instant(String option, String text) {
     if (text != null && DATE.matcher(text).matches()) {
@@ -56,12 +64,16 @@ public final class DateArgs {
     }
     Instant i;
     try {
-      i = Instant.parse(text == null ? "" : text);
+      i =
+          text != null && SQL_TIMESTAMP.matcher(text).matches()
+              ? java.time.LocalDateTime.parse(text.replace(' ', 'T')).toInstant(ZoneOffset.UTC)
+              : Instant.parse(text == null ? "" : text);
     } catch (DateTimeParseException e) {
       throw LakeConfigException.invalid(
           option,
           text,
-          "expected a date yyyy-MM-dd or an instant such as 2024-05-14T10:00:00Z (UTC)");
+          "expected a date yyyy-MM-dd or an instant such as 2024-05-14T10:00:00Z or"
+              + " 2024-05-14 10:00:00 (UTC)");
     }
     LocalDate d = LocalDate.ofInstant(i, ZoneOffset.UTC);
     checkBounds(option, text, d, d);

@@ -58,10 +58,20 @@ class DateArgsTest {
         .isEqualTo(Instant.parse("2024-05-14T00:00:00Z"));
     assertThat(DateArgs.instant("--since", "2024-05-14T10:03:00Z"))
         .isEqualTo(Instant.parse("2024-05-14T10:03:00Z"));
+    // as DESCRIBE HISTORY prints a commit's time in latelake's UTC sessions
+    assertThat(DateArgs.instant("--timestamp", "2026-12-06 19:10:11.922"))
+        .isEqualTo(Instant.parse("2026-12-06T19:10:11.922Z"));
+    assertThat(DateArgs.instant("--timestamp", "2026-12-06 19:10"))
+        .isEqualTo(Instant.parse("2026-12-06T19:10:00Z"));
     assertThatThrownBy(() -> DateArgs.instant("--since", "yesterday"))
         .hasMessage(
             "Invalid value 'yesterday' for option '--since': expected a date yyyy-MM-dd or "
-                + "an instant such as 2024-05-14T10:00:00Z (UTC)");
+                + "an instant such as 2024-05-14T10:00:00Z or 2024-05-14 10:00:00 (UTC)");
+    assertThatThrownBy(() -> DateArgs.instant("--timestamp", "2026-12-06 25:10:00"))
+        .hasMessage(
+            "Invalid value '2026-12-06 25:10:00' for option '--timestamp': expected a date"
+                + " yyyy-MM-dd or an instant such as 2024-05-14T10:00:00Z or 2024-05-14 10:00:00"
+                + " (UTC)");
   }
 
   @Test
