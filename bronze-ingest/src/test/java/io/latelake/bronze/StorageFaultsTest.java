@@ -38,10 +38,15 @@ class StorageFaultsTest {
     return p.waitFor() == 0;
   }
 
+  /**
+   * Unmounts the tmpfs; when a file on it is still open (a thread of the test's Spark session that
+   * has not closed its stream yet, on a slow machine), detaches it instead ({@code umount -l}: the
+   * kernel frees it once the file is closed), so the temporary folder can be deleted.
+   */
   @AfterEach
   void unmount() throws Exception {
-    if (mounted != null) {
-      sh("umount", mounted.toString());
+    if (mounted != null && !sh("umount", mounted.toString())) {
+      assertThat(sh("umount", "-l", mounted.toString())).as("umount -l " + mounted).isTrue();
     }
   }
 
