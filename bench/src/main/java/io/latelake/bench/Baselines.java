@@ -125,6 +125,56 @@ final class Baselines {
   }
 
   /**
+   * The windowed aggregate of silver in update mode, each micro-batch MERGEd into a Delta table on
+   * (window_start, device_id) as {@link #oneQuery} does: the least MERGE, without gold's
+   * exactly-once marker, window-range bound, changed-only update, timestamps or change data feed.
+   */
+  static void mergeAggregate(
+      SparkSession spark,
+      String silver,
+      String out,
+      String checkpoint,
+      Duration delay,
+      Duration window) {
+    Dataset<Row> agg =
+        aggregate(
+            spark
+                .readStream()
+                .format("delta")
+                .load(silver)
+                .withWatermark("event_time", delay.toMillis() + " milliseconds"),
+            window);
+    await(
+        agg.writeStream()
+            .outputMode("update")
+            .foreachBatch(mergeInto(spark, out, agg))
+            .option("checkpointLocation", checkpoint)
+            .trigger(Trigger.AvailableNow()),
+        null);
+  }
+
+  /**
+   * Creates the Delta table at {@code out} with {@code agg}'s schema if it does not exist, and
+   * returns the micro-batch function that MERGEs a batch into it: matched rows updated, the others
+   * inserted.
+   */
+  private static VoidFunction2<Dataset<Row>, Long> mergeInto(
+      SparkSession spark, String out, Dataset<Row> agg) {
+    if (!io.latelake.core.table.DeltaTables.exists(spark, out)) {
+      spark.createDataFrame(java.util.List.of(), agg.schema()).write().format("delta").save(out);
+    }
+    return (batch, id) ->
+        DeltaTable.forPath(spark, out)
+            .as("t")
+            .merge(batch.as("s"), "t.window_start = s.window_start AND t.device_id = s.device_id")
+            .whenMatched()
+            .updateAll()
+            .whenNotMatched()
+            .insertAll()
+            .execute();
+  }
+
+  /**
    * The whole fast path as one query: parse, watermark, {@code dropDuplicatesWithinWatermark},
    * window and MERGE into a Delta table on (window_start, device_id).
    */
@@ -142,20 +192,7 @@ final class Baselines {
                 .withWatermark("event_time", delay.toMillis() + " milliseconds")
                 .dropDuplicatesWithinWatermark("event_id"),
             window);
-    if (!io.latelake.core.table.DeltaTables.exists(spark, out)) {
-      spark.createDataFrame(java.util.List.of(), agg.schema()).write().format("delta").save(out);
-    }
-    VoidFunction2<Dataset<Row>, Long> merge =
-        (batch, id) ->
-            DeltaTable.forPath(spark, out)
-                .as("t")
-                .merge(
-                    batch.as("s"), "t.window_start = s.window_start AND t.device_id = s.device_id")
-                .whenMatched()
-                .updateAll()
-                .whenNotMatched()
-                .insertAll()
-                .execute();
+    VoidFunction2<Dataset<Row>, Long> merge = mergeInto(spark, out, agg);
     // Dedup then aggregate is two stateful operators in update mode; the one-query job accepts
     // Spark's warning about it (the dedup emits each id once, so the counts are right).
     String key = "spark.sql.streaming.statefulOperator.checkCorrectness.enabled";

@@ -31,10 +31,12 @@ class BenchSmokeTest {
           "dedup-rocksdb",
           "dedup-rocksdb-state-rows",
           "publish",
+          "publish-bound",
           "publish-4x-table",
           "publish-4x-in-range",
           "fast-path",
           "fast-path-bound",
+          "fast-path-merge-bound",
           "correction",
           "correction-bound",
           "correction-history",
@@ -134,6 +136,8 @@ class BenchSmokeTest {
                 .asText())
         .contains("over the same 1 days of history")
         .endsWith("; output identical");
+    assertThat(json.get("figures").get(FIGURES.indexOf("publish-bound")).get("note").asText())
+        .endsWith("; its rows identical to gold's");
     assertThat(json.get("figures").get(FIGURES.indexOf("dedup-bound")).get("note").asText())
         .endsWith("; its rows identical to silver's");
     assertThat(json.get("figures").get(FIGURES.indexOf("dedup-rocksdb")).get("note").asText())
