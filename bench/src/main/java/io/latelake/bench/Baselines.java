@@ -97,57 +97,55 @@ final class Baselines {
             .as("lateness_s"));
   }
 
-  /** The windowed aggregate of silver in update mode, each micro-batch plainly appended. */
-  static void appendAggregate(
-      SparkSession spark,
-      String silver,
-      String out,
-      String checkpoint,
-      Duration delay,
-      Duration window) {
-    Dataset<Row> agg =
-        aggregate(
-            spark
-                .readStream()
-                .format("delta")
-                .load(silver)
-                .withWatermark("event_time", delay.toMillis() + " milliseconds"),
-            window);
-    VoidFunction2<Dataset<Row>, Long> append =
-        (batch, id) -> batch.write().format("delta").mode("append").save(out);
-    await(
-        agg.writeStream()
-            .outputMode("update")
-            .foreachBatch(append)
-            .option("checkpointLocation", checkpoint)
-            .trigger(Trigger.AvailableNow()),
-        null);
+  /** How {@link #aggregateSilver} writes each micro-batch. */
+  enum Publish {
+    /** Plainly appended. */
+    APPEND,
+    /**
+     * MERGEd on (window_start, device_id) as {@link #oneQuery} does: the least MERGE, without
+     * gold's exactly-once marker, window-range bound, changed-only update, timestamps or change
+     * data feed.
+     */
+    MERGE
   }
 
-  /**
-   * The windowed aggregate of silver in update mode, each micro-batch MERGEd into a Delta table on
-   * (window_start, device_id) as {@link #oneQuery} does: the least MERGE, without gold's
-   * exactly-once marker, window-range bound, changed-only update, timestamps or change data feed.
-   */
-  static void mergeAggregate(
+  /** The windowed aggregate of silver in update mode, each micro-batch written as {@code how}. */
+  static void aggregateSilver(
       SparkSession spark,
       String silver,
       String out,
       String checkpoint,
       Duration delay,
-      Duration window) {
-    Dataset<Row> agg =
-        aggregate(
-            spark
-                .readStream()
-                .format("delta")
-                .load(silver)
-                .withWatermark("event_time", delay.toMillis() + " milliseconds"),
-            window);
+      Duration window,
+      Publish how) {
+    Dataset<Row> agg = silverAggregate(spark, silver, delay, window);
+    eachBatch(
+        agg,
+        checkpoint,
+        how == Publish.MERGE
+            ? mergeInto(spark, out, agg)
+            : (batch, id) -> batch.write().format("delta").mode("append").save(out));
+  }
+
+  /** {@link #aggregate} of the silver table's stream, watermarked on {@code event_time}. */
+  private static Dataset<Row> silverAggregate(
+      SparkSession spark, String silver, Duration delay, Duration window) {
+    return aggregate(
+        spark
+            .readStream()
+            .format("delta")
+            .load(silver)
+            .withWatermark("event_time", delay.toMillis() + " milliseconds"),
+        window);
+  }
+
+  /** Runs {@code agg} in update mode to its end (available-now), {@code f} on each micro-batch. */
+  private static void eachBatch(
+      Dataset<Row> agg, String checkpoint, VoidFunction2<Dataset<Row>, Long> f) {
     await(
         agg.writeStream()
             .outputMode("update")
-            .foreachBatch(mergeInto(spark, out, agg))
+            .foreachBatch(f)
             .option("checkpointLocation", checkpoint)
             .trigger(Trigger.AvailableNow()),
         null);
@@ -199,13 +197,7 @@ final class Baselines {
     String before = spark.conf().get(key, "true");
     spark.conf().set(key, "false");
     try {
-      await(
-          agg.writeStream()
-              .outputMode("update")
-              .foreachBatch(merge)
-              .option("checkpointLocation", checkpoint)
-              .trigger(Trigger.AvailableNow()),
-          null);
+      eachBatch(agg, checkpoint, merge);
     } finally {
       spark.conf().set(key, before);
     }

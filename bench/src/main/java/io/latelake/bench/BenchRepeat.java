@@ -149,25 +149,27 @@ final class BenchRepeat {
                 "append",
                 slice,
                 () ->
-                    Baselines.appendAggregate(
+                    Baselines.aggregateSilver(
                         spark,
                         t.silverEvents(),
                         ref + "/gold-append",
                         ref + "/_checkpoints/gold-append",
                         gc.watermarkDelay(),
-                        metric.window()));
+                        metric.window(),
+                        Baselines.Publish.APPEND));
         mergeOnly +=
             Bench.time(
                 "merge-only",
                 slice,
                 () ->
-                    Baselines.mergeAggregate(
+                    Baselines.aggregateSilver(
                         spark,
                         t.silverEvents(),
                         ref + "/gold-merge",
                         ref + "/_checkpoints/gold-merge",
                         gc.watermarkDelay(),
-                        metric.window()));
+                        metric.window(),
+                        Baselines.Publish.MERGE));
       }
       if (on("fast-path")) {
         oneQuery +=
